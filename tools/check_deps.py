@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# Include-dependency rule: a module may include only the modules listed for it below
+# (DESIGN.md "Layout"). Every target has src/ on its include path, so the linker alone cannot
+# catch a wrong arrow; this script can. Exit status 1 lists each forbidden edge.
+import os
+import re
+import sys
+
+ALLOWED = {
+    "base": set(),
+    "metrics": {"base"},
+    "hwspec": {"base"},
+    "attribution": {"base"},
+    "collectors": {"base", "metrics", "attribution", "gpu", "hwspec"},
+    "gpu": {"base", "metrics", "hwspec"},
+    "sinks": {"base", "metrics"},
+    "rpc": {"base"},
+    "ipc": {"base", "metrics", "attribution", "rpc"},
+    "client": {"base", "ipc"},
+    "trace": {"base", "hwspec"},
+    "snoop": {"base"},
+    "daemon": {"base", "metrics", "hwspec", "attribution", "collectors", "gpu", "sinks", "rpc",
+               "ipc"},
+    "fleet": {"base", "metrics", "rpc", "trace", "hwspec"},
+    "cli": {"base", "rpc", "trace", "hwspec", "metrics"},
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
+
+
+def main():
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+    bad = []
+    for module in sorted(os.listdir(root)):
+        path = os.path.join(root, module)
+        if not os.path.isdir(path):
+            continue
+        allowed = ALLOWED.get(module)
+        if allowed is None:
+            bad.append(f"src/{module}: module not listed in tools/check_deps.py")
+            continue
+        for dirpath, _, files in os.walk(path):
+            for name in files:
+                if not name.endswith((".h", ".cc", ".c")):
+                    continue
+                file = os.path.join(dirpath, name)
+                is_test = name.endswith(("_test.cc", "_integrationtest.cc"))
+                with open(file, encoding="utf-8", errors="replace") as f:
+                    for lineno, line in enumerate(f, 1):
+                        m = INCLUDE.match(line)
+                        if not m:
+                            continue
+                        target = m.group(1)
+                        if target == module or target in allowed:
+                            continue
+                        if is_test and target == "tests":
+                            continue
+                        rel = os.path.relpath(file, os.path.join(root, ".."))
+                        bad.append(f"{rel}:{lineno}: {module} may not include {target}/")
+    for line in bad:
+        print(line, file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
