@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the daemon knows about the job a process belongs to, and which rule told it.
+#pragma once
+
+#include <string>
+
+namespace vigil {
+
+struct JobInfo {
+  std::string job_id;     // "" when no rule matched.
+  std::string user;       // Owner of the process (from its uid) unless a rule says otherwise.
+  std::string team;       // Optional, from the mapping file or the environment allow-list.
+  std::string model;      // The ML model (never hardware).
+  std::string framework;  // "pytorch", "jax", ...
+  std::string cgroup;     // The process's cgroup path (v2 unified path, or v1 cpu/cpuacct path).
+  std::string rule;       // Which rule identified the job: "slurm_cgroup", "k8s_pod", "systemd_unit",
+                          // "env", "ipc_registration", "mapping_file", "none".
+  bool operator==(const JobInfo&) const = default;
+};
+
+}  // namespace vigil

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// pid -> job resolution. Reads <proc>/<pid>/cgroup (SLURM job_N paths, Kubernetes pod UIDs,
+// systemd units), <proc>/<pid>/status (uid -> user), and, only for variables on an opt-in
+// allow-list, <proc>/<pid>/environ; then applies the configured mapping file (job or cgroup
+// pattern -> team/model/framework). Results are cached per (pid, start time) so a reused pid is
+// never attributed to the old job. Thread-safe: any thread may call Resolve().
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "attribution/job_info.h"
+#include "base/status.h"
+
+namespace vigil {
+
+struct JobResolverOptions {
+  std::string proc_root = "/proc";
+  // Environment variables that may be read from /proc/<pid>/environ, e.g. SLURM_JOB_ID,
+  // TORCHELASTIC_RUN_ID, VIGIL_TEAM. Empty: environments are never read.
+  std::vector<std::string> env_allow_list;
+  // Optional TOML mapping file (format in docs/attribution.md).
+  std::string mapping_file;
+};
+
+class JobResolver {
+ public:
+  explicit JobResolver(JobResolverOptions options);
+  ~JobResolver();
+  JobResolver(const JobResolver&) = delete;
+  JobResolver& operator=(const JobResolver&) = delete;
+
+  // Loads (or reloads) the mapping file; an error leaves the previous mapping in place.
+  Status LoadMapping();
+  // NotFound when the process is gone. A process no rule identifies gets rule "none".
+  StatusOr<JobInfo> Resolve(int pid);
+  // Records a job claimed over IPC (Kineto or libvigil_client registration): it wins over
+  // cgroup rules for that pid and its descendants, with rule "ipc_registration".
+  void RecordRegistration(int pid, const JobInfo& info);
+  // Drops cache entries of processes that no longer exist.
+  void Prune();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vigil
