@@ -13,8 +13,8 @@ struct JobInfo {
   std::string model;      // The ML model (never hardware).
   std::string framework;  // "pytorch", "jax", ...
   std::string cgroup;     // The process's cgroup path (v2 unified path, or v1 cpu/cpuacct path).
-  std::string rule;       // Which rule identified the job: "slurm_cgroup", "k8s_pod", "systemd_unit",
-                          // "env", "ipc_registration", "mapping_file", "none".
+  std::string rule;  // Which rule identified the job: "slurm_cgroup", "k8s_pod", "systemd_unit",
+                     // "env", "ipc_registration", "mapping_file", "none".
   bool operator==(const JobInfo&) const = default;
 };
 

@@ -43,6 +43,14 @@ class JobResolver {
   // Drops cache entries of processes that no longer exist.
   void Prune();
 
+  // What a cgroup path alone says (SLURM, Kubernetes and systemd rules, then the mapping file's
+  // cgroup rules): for cgroups that are not one process's. `user` comes from a uid in the path.
+  // rule "none" when nothing matched. Never fails.
+  JobInfo ResolveCgroup(const std::string& cgroup_path);
+  // Distinct jobs among cached resolutions (those with a job id), for collectors that report
+  // per-job cgroups.
+  std::vector<JobInfo> CachedJobs();
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -1,12 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/all_collectors.h"
 
+#include "collectors/cgroup/cgroup_collector.h"
+#include "collectors/gpu_collector.h"
+#include "collectors/proc_cpu_collector.h"
+#include "collectors/proc_diskstats_collector.h"
+#include "collectors/proc_loadavg_collector.h"
+#include "collectors/proc_meminfo_collector.h"
+#include "collectors/proc_netdev_collector.h"
+#include "collectors/proc_pressure_collector.h"
+#include "collectors/process/process_collector.h"
+#include "collectors/statvfs_filesystem_collector.h"
+#include "collectors/sys_infiniband_collector.h"
+
 namespace vigil {
 namespace {
 
 // One row per collector, sorted by name. Declarations come from each collector's header.
 constexpr const CollectorInfo* kAllCollectors[] = {
     nullptr,  // Placeholder so the array is never empty; AllCollectors() skips it.
+    &GpuCollector::kInfo,
+    &ProcCpuCollector::kInfo,
+    &ProcDiskstatsCollector::kInfo,
+    &ProcLoadavgCollector::kInfo,
+    &ProcMeminfoCollector::kInfo,
+    &ProcNetdevCollector::kInfo,
+    &ProcPressureCollector::kInfo,
+    &ProcessCollector::kInfo,
+    &StatvfsFilesystemCollector::kInfo,
+    &CgroupCollector::kInfo,
+    &SysInfinibandCollector::kInfo,
 };
 
 }  // namespace

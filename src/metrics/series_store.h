@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
 #include "metrics/metric.h"
+#include "metrics/point.h"
 
 namespace vigil {
 
@@ -31,12 +33,9 @@ struct SeriesSelector {
 };
 
 // Parses a Prometheus-style selector: `name`, `name{a="b",c!="d",e=~"re",f!~"re"}`, `{a="b"}`.
+// Values take \\, \", \', \n and \t escapes; regexes are ECMAScript and fully anchored; a
+// missing label matches as ""; "" and "{}" select every series. InvalidArgument on bad syntax.
 StatusOr<SeriesSelector> ParseSelector(std::string_view text);
-
-struct Point {
-  int64_t time_ns = 0;
-  double value = 0;
-};
 
 struct SeriesData {
   const MetricDesc* desc = nullptr;
@@ -45,8 +44,8 @@ struct SeriesData {
 };
 
 struct SeriesStoreOptions {
-  int64_t raw_retention_ns = 3600LL * 1000 * 1000 * 1000;         // 1 h at collection resolution.
-  int64_t downsample_step_ns = 60LL * 1000 * 1000 * 1000;         // 1 min per downsampled point.
+  int64_t raw_retention_ns = 3600LL * 1000 * 1000 * 1000;           // 1 h at collection resolution.
+  int64_t downsample_step_ns = 60LL * 1000 * 1000 * 1000;           // 1 min per downsampled point.
   int64_t downsampled_retention_ns = 86400LL * 1000 * 1000 * 1000;  // 24 h.
   size_t max_series = 100000;  // New series beyond this are dropped and counted.
 };
@@ -55,8 +54,13 @@ struct SeriesStoreStats {
   size_t series = 0;
   size_t raw_points = 0;
   size_t downsampled_points = 0;
-  size_t bytes = 0;  // Memory held by compressed blocks, index and labels.
-  uint64_t dropped_series = 0;
+  size_t bytes = 0;             // Memory held by compressed blocks, index and labels.
+  uint64_t dropped_series = 0;  // Samples refused because their new series was over max_series.
+  // Where `bytes` goes, and samples refused for being out of order.
+  size_t raw_block_bytes = 0;          // Raw tier: heap held by blocks, headers and slack.
+  size_t raw_payload_bytes = 0;        // Raw tier: compressed bytes only.
+  size_t downsampled_block_bytes = 0;  // Downsampled tier: as raw_block_bytes.
+  uint64_t rejected_samples = 0;       // Samples not after their series' newest point.
 };
 
 class SeriesStore {
@@ -68,7 +72,8 @@ class SeriesStore {
 
   void Append(const MetricBatch& batch);
   // The newest point of each matching series (series not updated within `max_age_ns` are left out;
-  // 0 = no age limit).
+  // 0 = no age limit). Ages and retention are measured from the newest sample time appended so
+  // far, so the store needs no clock of its own. Results are sorted by name, then labels.
   std::vector<SeriesData> Latest(const SeriesSelector& selector, int64_t max_age_ns = 0) const;
   // Points in [start_ns, end_ns]. The raw tier answers where it covers the window, the
   // downsampled tier before that. step_ns > 0 thins the answer to at most one point per step.

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// sys_cgroup: CPU, throttling, memory and I/O per cgroup, on cgroup v1, v2 and hybrid hosts.
+// Reports the cgroups named by CollectorOptions::cgroup_patterns, or by default the root, its
+// direct children, SLURM job and Kubernetes pod cgroups, the cgroups of watched processes and of
+// jobs the resolver knows; at most kMaxCgroups per tick (the rest are counted as skipped).
+// Labels: cgroup, plus job_id and user when the resolver maps the cgroup to a job. Runs on the
+// daemon's collector sequence; not thread-safe.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/cgroup/cgroup_layout.h"
+#include "collectors/collector.h"
+#include "collectors/collector_options.h"
+
+namespace vigil {
+
+class CgroupCollector : public Collector {
+ public:
+  static const CollectorInfo kInfo;
+  static constexpr size_t kMaxCgroups = 200;
+
+  explicit CgroupCollector(const CollectorOptions& options);
+  Status Collect(MetricWriter& out) override;
+
+  // The cgroup paths this tick would report (exposed for tests), in report order, and how many
+  // were left out by the cap.
+  std::vector<std::string> SelectCgroups(const CgroupLayout& layout, size_t* skipped);
+
+ private:
+  CollectorOptions options_;
+  std::optional<CgroupLayout> layout_;
+  int64_t clock_ticks_;
+};
+
+}  // namespace vigil

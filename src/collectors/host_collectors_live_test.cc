@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs every host collector on this machine's own /proc and /sys: each must succeed (or report
+// its source absent, for PSI and InfiniBand) and produce plausible values.
+#include <memory>
+
+#include <gtest/gtest.h>
+
+#include "collectors/collector_options.h"
+#include "collectors/host_test_util.h"
+#include "collectors/proc_cpu_collector.h"
+#include "collectors/proc_diskstats_collector.h"
+#include "collectors/proc_loadavg_collector.h"
+#include "collectors/proc_meminfo_collector.h"
+#include "collectors/proc_netdev_collector.h"
+#include "collectors/proc_pressure_collector.h"
+#include "collectors/statvfs_filesystem_collector.h"
+#include "collectors/sys_infiniband_collector.h"
+
+namespace vigil {
+namespace {
+
+using testing::CollectOnce;
+using testing::CountSamples;
+using testing::FindValue;
+using testing::MustFind;
+
+TEST(HostCollectorsLiveTest, EveryCollectorRunsOnThisHost) {
+  const CollectorInfo* infos[] = {
+      &ProcCpuCollector::kInfo,           &ProcDiskstatsCollector::kInfo,
+      &ProcLoadavgCollector::kInfo,       &ProcMeminfoCollector::kInfo,
+      &ProcNetdevCollector::kInfo,        &ProcPressureCollector::kInfo,
+      &StatvfsFilesystemCollector::kInfo, &SysInfinibandCollector::kInfo};
+  const CollectorOptions options;  // The real /proc and /sys.
+  for (const CollectorInfo* info : infos) {
+    SCOPED_TRACE(info->name);
+    std::unique_ptr<Collector> collector = info->create(options);
+    ASSERT_NE(collector, nullptr);
+
+    auto r = CollectOnce(*collector);
+
+    const bool may_be_absent =
+        info == &ProcPressureCollector::kInfo || info == &SysInfinibandCollector::kInfo;
+    if (may_be_absent && IsAbsent(r.status)) {
+      continue;
+    }
+    EXPECT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_GT(r.batch.samples.size(), 0u);
+    for (const Sample& s : r.batch.samples) {
+      bool listed = false;
+      for (const MetricDesc* desc : info->metrics) {
+        listed = listed || desc == s.desc;
+      }
+      EXPECT_TRUE(listed) << s.desc->name << " is not in CollectorInfo::metrics";
+      EXPECT_GE(s.value, 0) << s.desc->name;
+    }
+  }
+}
+
+TEST(HostCollectorsLiveTest, ValuesArePlausible) {
+  ProcCpuCollector cpu(HostPaths{});
+  ProcMeminfoCollector mem(HostPaths{});
+  ProcLoadavgCollector load(HostPaths{});
+
+  auto c1 = CollectOnce(cpu);
+  auto c2 = CollectOnce(cpu);
+  auto m = CollectOnce(mem);
+  auto l = CollectOnce(load);
+
+  ASSERT_TRUE(c1.status.ok() && c2.status.ok() && m.status.ok() && l.status.ok());
+  EXPECT_GE(CountSamples(c1.batch, "vigil_host_cpu_seconds_total"), 16u);  // "all" + 1 CPU.
+  const double total = MustFind(m.batch, "vigil_host_memory_total_bytes");
+  EXPECT_GT(total, 64.0 * 1024 * 1024);
+  EXPECT_LE(MustFind(m.batch, "vigil_host_memory_available_bytes"), total);
+  EXPECT_LE(MustFind(m.batch, "vigil_host_memory_used_bytes"), total);
+  EXPECT_GE(MustFind(l.batch, "vigil_host_tasks"), 1);
+  EXPECT_GT(MustFind(c1.batch, "vigil_host_boot_time_seconds"), 1e9);
+  for (const Sample& s : c2.batch.samples) {
+    if (s.desc->name == "vigil_host_cpu_utilization_ratio") {
+      EXPECT_LE(s.value, 1.0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vigil

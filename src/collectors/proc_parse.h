@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// Small helpers shared by the host collectors' parsers of /proc and /sys text: number fields with
+// a clear error, unit conversion constants, and USER_HZ. Pure functions; any thread may call them.
+// A field that is not a number yields DataLoss ("what: bad number 'x'"), never a crash.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace vigil {
+
+// Disk sectors in /proc/diskstats are always 512 bytes, whatever the device's block size
+// (include/linux/types.h SECTOR_SHIFT).
+inline constexpr double kSectorBytes = 512;
+// The kernel's USER_HZ on every architecture Vigil targets; used when sysconf cannot tell.
+inline constexpr double kDefaultUserHz = 100;
+
+// Parses an unsigned decimal field. DataLoss naming `what` and the bad text otherwise.
+StatusOr<uint64_t> ParseCounterField(std::string_view field, std::string_view what);
+// Parses a decimal floating-point field ("0.25"). DataLoss otherwise.
+StatusOr<double> ParseDecimalField(std::string_view field, std::string_view what);
+// USER_HZ of this host: sysconf(_SC_CLK_TCK), or kDefaultUserHz when unavailable.
+double HostUserHz();
+// The value of "key=value" when `field` starts with `key` and '='; empty optional-like view
+// (data()==nullptr) otherwise.
+std::string_view ValueAfterKey(std::string_view field, std::string_view key);
+
+}  // namespace vigil

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "collectors/statvfs_filesystem_collector.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "collectors/host_test_util.h"
+
+namespace vigil {
+namespace {
+
+using testing::CollectOnce;
+using testing::CountSamples;
+using testing::FindValue;
+using testing::FixturePaths;
+using testing::MustFind;
+using testing::ScratchTree;
+
+// A statvfs stand-in: every filesystem is 1 TB with 400 GB free, except /data (8 TB) and
+// /boot/efi (permission denied). Records the mount points asked for.
+struct FakeStatFs {
+  std::vector<std::string>* calls;
+  StatusOr<FsStats> operator()(const std::string& mount_point) const {
+    calls->push_back(mount_point);
+    if (mount_point == "/boot/efi") {
+      return PermissionDeniedError("statvfs /boot/efi: Permission denied");
+    }
+    FsStats st{.size_bytes = 1000000000000,
+               .free_bytes = 400000000000,
+               .avail_bytes = 350000000000,
+               .inodes = 1000,
+               .inodes_free = 400};
+    if (mount_point == "/data") {
+      st.size_bytes = 8000000000000;
+    }
+    return st;
+  }
+};
+
+std::set<std::string> MountPoints(const MetricBatch& batch) {
+  std::set<std::string> out;
+  for (const Sample& s : batch.samples) {
+    out.emplace(LabelValue(s.labels, "mountpoint"));
+  }
+  return out;
+}
+
+TEST(StatvfsFilesystemCollectorTest, SkipsPseudoFilesystemsAndDuplicates) {
+  std::vector<std::string> calls;
+  StatvfsFilesystemCollector collector(FixturePaths("cgroupv2_numa_ib_host"),
+                                       StatvfsFilesystemOptions{.statfs = FakeStatFs{&calls}});
+
+  auto r = CollectOnce(collector);
+
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  const std::set<std::string> expected = {"/",        "/boot/efi",          "/data",
+                                          "/dev/shm", "/mnt/scratch space", "/run"};
+  EXPECT_EQ(MountPoints(r.batch), expected);
+  EXPECT_EQ(calls.size(), expected.size());
+  const Labels data = {{"mountpoint", "/data"}};
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_size_bytes", data), 8e12);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_used_bytes", data), 7.6e12);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_readonly", data), 1);  // Last mount wins.
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_size_bytes",
+                      {{"mountpoint", "/data"}, {"device", "/dev/nvme1n1"}, {"fstype", "xfs"}}),
+            8e12);
+}
+
+TEST(StatvfsFilesystemCollectorTest, ReportsSizesFromStatvfs) {
+  std::vector<std::string> calls;
+  StatvfsFilesystemCollector collector(FixturePaths("cgroupv2_numa_ib_host"),
+                                       StatvfsFilesystemOptions{.statfs = FakeStatFs{&calls}});
+
+  auto r = CollectOnce(collector);
+
+  ASSERT_TRUE(r.status.ok());
+  const Labels root = {{"mountpoint", "/"}};
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_size_bytes", root), 1e12);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_free_bytes", root), 4e11);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_avail_bytes", root), 3.5e11);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_used_bytes", root), 6e11);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_inodes", root), 1000);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_inodes_free", root), 400);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_readonly", root), 0);
+  EXPECT_EQ(
+      FindValue(r.batch, "vigil_host_filesystem_readonly", {{"mountpoint", "/mnt/scratch space"}}),
+      1);
+}
+
+TEST(StatvfsFilesystemCollectorTest, StatvfsFailureIsADeviceErrorNotACollectorFailure) {
+  std::vector<std::string> calls;
+  StatvfsFilesystemCollector collector(FixturePaths("cgroupv2_numa_ib_host"),
+                                       StatvfsFilesystemOptions{.statfs = FakeStatFs{&calls}});
+
+  auto r = CollectOnce(collector);
+
+  ASSERT_TRUE(r.status.ok());
+  const Labels efi = {{"mountpoint", "/boot/efi"}};
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_device_error", efi), 1);
+  EXPECT_FALSE(FindValue(r.batch, "vigil_host_filesystem_size_bytes", efi));
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_device_error", {{"mountpoint", "/"}}), 0);
+}
+
+TEST(StatvfsFilesystemCollectorTest, ReadsCapturedDebianVm) {
+  std::vector<std::string> calls;
+  StatvfsFilesystemCollector collector(FixturePaths("debian12_vm"),
+                                       StatvfsFilesystemOptions{.statfs = FakeStatFs{&calls}});
+
+  auto r = CollectOnce(collector);
+
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_EQ(MountPoints(r.batch), (std::set<std::string>{"/", "/dev/shm"}));
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_size_bytes",
+                      {{"mountpoint", "/"}, {"device", "/dev/vda"}, {"fstype", "ext4"}}),
+            1e12);
+}
+
+TEST(StatvfsFilesystemCollectorTest, FallsBackToProcMounts) {
+  std::vector<std::string> calls;
+  StatvfsFilesystemCollector collector(FixturePaths("old_kernel_4x"),
+                                       StatvfsFilesystemOptions{.statfs = FakeStatFs{&calls}});
+
+  auto r = CollectOnce(collector);
+
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_EQ(MountPoints(r.batch), (std::set<std::string>{"/", "/home", "/run"}));
+  // "rootfs /" is hidden by the later "/dev/sda1 /".
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_size_bytes",
+                      {{"mountpoint", "/"}, {"device", "/dev/sda1"}}),
+            1e12);
+}
+
+TEST(StatvfsFilesystemCollectorTest, RealStatvfsOnThisMachinesRoot) {
+  StatvfsFilesystemCollector collector(FixturePaths("debian12_vm"));
+
+  auto r = CollectOnce(collector);
+
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  std::optional<double> size =
+      FindValue(r.batch, "vigil_host_filesystem_size_bytes", {{"mountpoint", "/"}});
+  ASSERT_TRUE(size.has_value());
+  EXPECT_GT(*size, 0);
+  EXPECT_LE(MustFind(r.batch, "vigil_host_filesystem_avail_bytes", {{"mountpoint", "/"}}), *size);
+}
+
+TEST(StatvfsFilesystemCollectorTest, DecodesOctalEscapes) {
+  auto mounts = StatvfsFilesystemCollector::Parse("/dev/x /a\\040b\\011c\\134 ext4 rw 0 0\n");
+
+  ASSERT_TRUE(mounts.ok());
+  ASSERT_EQ(mounts->size(), 1u);
+  EXPECT_EQ((*mounts)[0].mount_point, "/a b\tc\\");
+  EXPECT_FALSE((*mounts)[0].read_only);
+}
+
+TEST(StatvfsFilesystemCollectorTest, TruncatedLineIsDataLoss) {
+  auto mounts = StatvfsFilesystemCollector::Parse("/dev/sda1 / ext4 rw 0 0\n/dev/sdb1 /x\n");
+
+  EXPECT_EQ(mounts.status().code(), StatusCode::kDataLoss);
+}
+
+TEST(StatvfsFilesystemCollectorTest, NoMountTableIsAbsent) {
+  ScratchTree tree;
+  StatvfsFilesystemCollector collector(tree.paths());
+
+  EXPECT_TRUE(IsAbsent(CollectOnce(collector).status));
+}
+
+TEST(StatvfsFilesystemCollectorTest, BadRegexIsInvalidArgument) {
+  StatvfsFilesystemCollector collector(FixturePaths("debian12_vm"),
+                                       StatvfsFilesystemOptions{.fstype_exclude = "[z-a]"});
+
+  EXPECT_EQ(CollectOnce(collector).status.code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace vigil

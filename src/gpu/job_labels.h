@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// The job labels GPU accounting is keyed by. The collector fills them from the attribution
+// resolver (gpu may not include attribution); the simulated backend supplies its own. Value type.
+#pragma once
+
+#include <string>
+#include <tuple>
+
+namespace vigil {
+
+struct JobLabels {
+  std::string job_id, user, team, model;
+  std::string rule;  // How the job was identified (the resolver's rule, "unresolved", "simulated").
+  auto Tie() const { return std::tie(job_id, user, team, model, rule); }
+  bool operator<(const JobLabels& o) const { return Tie() < o.Tie(); }
+  bool operator==(const JobLabels& o) const { return Tie() == o.Tie(); }
+};
+
+}  // namespace vigil

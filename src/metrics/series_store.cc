@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "metrics/series_store.h"
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <mutex>
+#include <shared_mutex>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+
+#include "base/logging.h"
+#include "metrics/selector.h"
+#include "metrics/series_history.h"
+
+namespace vigil {
+namespace {
+
+struct Series {
+  Series(const MetricDesc* desc, Labels label_set, const SeriesHistoryOptions& options)
+      : labels(std::move(label_set)), history(desc, options) {}
+
+  Labels labels;
+  SeriesHistory history;
+};
+
+// Heap bytes of a std::string beyond its inline (SSO) buffer; libstdc++ keeps 15 chars inline.
+size_t StringHeapBytes(const std::string& s) {
+  return s.capacity() > 15 ? HeapBytes(s.capacity() + 1) : 0;
+}
+
+// Hash-table memory: the bucket array plus one node per element (payload + next + cached hash).
+template <typename Map>
+size_t MapBytes(const Map& map) {
+  const size_t node = sizeof(typename Map::value_type) + 2 * sizeof(void*);
+  return HeapBytes(map.bucket_count() * sizeof(void*)) + map.size() * HeapBytes(node);
+}
+
+// Canonical identity of a series: length-prefixed name and sorted label pairs.
+void AppendField(std::string_view field, std::string* key) {
+  const auto n = static_cast<uint32_t>(field.size());
+  key->append(reinterpret_cast<const char*>(&n), sizeof(n));
+  key->append(field);
+}
+
+void BuildKey(std::string_view name, const Labels& labels, std::string* key) {
+  key->clear();
+  AppendField(name, key);
+  for (const auto& [k, v] : labels) {
+    AppendField(k, key);
+    AppendField(v, key);
+  }
+}
+
+bool SeriesDataLess(const SeriesData& a, const SeriesData& b) {
+  if (a.desc->name != b.desc->name) {
+    return a.desc->name < b.desc->name;
+  }
+  return a.labels < b.labels;
+}
+
+// Keeps the last point of each step window [start + k*step, start + (k+1)*step).
+void ThinToStep(int64_t start_ns, int64_t step_ns, std::vector<Point>* points) {
+  size_t out = 0;
+  int64_t prev_window = std::numeric_limits<int64_t>::min();
+  for (const Point& p : *points) {
+    const int64_t window = (p.time_ns - start_ns) / step_ns;
+    if (out > 0 && window == prev_window) {
+      (*points)[out - 1] = p;
+    } else {
+      (*points)[out++] = p;
+    }
+    prev_window = window;
+  }
+  points->resize(out);
+}
+
+}  // namespace
+
+struct SeriesStore::Impl {
+  explicit Impl(const SeriesStoreOptions& opts) : options(opts) {
+    history_options.raw_retention_ns = opts.raw_retention_ns;
+    history_options.downsample_step_ns = opts.downsample_step_ns;
+    history_options.downsampled_retention_ns = opts.downsampled_retention_ns;
+    const int64_t shortest = opts.downsample_step_ns > 0
+                                 ? std::min(opts.raw_retention_ns, opts.downsample_step_ns)
+                                 : opts.raw_retention_ns;
+    sweep_interval_ns = std::max<int64_t>(1, shortest / 2);
+  }
+
+  void Sweep();
+  using Index = std::unordered_map<std::string, std::unique_ptr<Series>>;
+  // Forgets one series; returns the iterator after it.
+  Index::iterator Remove(Index::iterator it);
+  // Series whose name passes the selector's name filter, under the caller's lock.
+  template <typename Fn>
+  void ForEachCandidate(const CompiledSelector& selector, Fn&& fn) const;
+
+  const SeriesStoreOptions options;
+  SeriesHistoryOptions history_options;
+  int64_t sweep_interval_ns = 1;
+
+  // glibc's rwlock prefers readers, so a steady stream of queries could starve collection. A
+  // writer announces itself and new readers hold back until it has had its turn.
+  std::shared_lock<std::shared_mutex> ReadLock() const {
+    while (writers_waiting.load(std::memory_order_acquire) > 0) {
+      std::this_thread::yield();
+    }
+    return std::shared_lock(mu);
+  }
+  std::unique_lock<std::shared_mutex> WriteLock() {
+    writers_waiting.fetch_add(1, std::memory_order_acq_rel);
+    std::unique_lock lock(mu);
+    writers_waiting.fetch_sub(1, std::memory_order_acq_rel);
+    return lock;
+  }
+
+  mutable std::shared_mutex mu;
+  mutable std::atomic<int> writers_waiting{0};
+  Index index;
+  // Families by name (views into the descs' static names), for name-filtered queries.
+  std::unordered_map<std::string_view, std::vector<Series*>> by_name;
+  bool has_now = false;
+  int64_t now_ns = 0;  // Newest sample time appended so far.
+  int64_t last_sweep_ns = 0;
+  uint64_t dropped_series = 0;
+  uint64_t rejected_samples = 0;
+  std::string scratch_key;
+};
+
+SeriesStore::Impl::Index::iterator SeriesStore::Impl::Remove(Index::iterator it) {
+  Series* series = it->second.get();
+  auto family = by_name.find(series->history.desc()->name);
+  if (family != by_name.end()) {
+    std::erase(family->second, series);
+    if (family->second.empty()) {
+      by_name.erase(family);
+    }
+  }
+  return index.erase(it);
+}
+
+void SeriesStore::Impl::Sweep() {
+  last_sweep_ns = now_ns;
+  for (auto it = index.begin(); it != index.end();) {
+    it->second->history.Expire(now_ns);
+    it = it->second->history.empty() ? Remove(it) : std::next(it);
+  }
+}
+
+template <typename Fn>
+void SeriesStore::Impl::ForEachCandidate(const CompiledSelector& selector, Fn&& fn) const {
+  if (!selector.name().empty()) {
+    auto family = by_name.find(selector.name());
+    if (family != by_name.end()) {
+      for (const Series* series : family->second) {
+        fn(*series);
+      }
+    }
+    return;
+  }
+  for (const auto& [key, series] : index) {
+    fn(*series);
+  }
+}
+
+SeriesStore::SeriesStore(SeriesStoreOptions options) : impl_(std::make_unique<Impl>(options)) {}
+
+SeriesStore::~SeriesStore() = default;
+
+void SeriesStore::Append(const MetricBatch& batch) {
+  auto lock = impl_->WriteLock();
+  Impl& s = *impl_;
+  for (const Sample& sample : batch.samples) {
+    if (sample.desc == nullptr) {
+      continue;
+    }
+    const int64_t time_ns = sample.time_ns != 0 ? sample.time_ns : batch.time_ns;
+    Labels sorted_copy;
+    const Labels* labels = &sample.labels;
+    if (!std::is_sorted(labels->begin(), labels->end())) {
+      sorted_copy = sample.labels;
+      SortLabels(&sorted_copy);
+      labels = &sorted_copy;
+    }
+    BuildKey(sample.desc->name, *labels, &s.scratch_key);
+    auto it = s.index.find(s.scratch_key);
+    if (it == s.index.end()) {
+      if (s.index.size() >= s.options.max_series) {
+        ++s.dropped_series;
+        VIGIL_LOG_EVERY_N_SEC(WARN, 60, "series store full, dropping new series: max_series={}",
+                              s.options.max_series);
+        continue;
+      }
+      auto series = std::make_unique<Series>(sample.desc, *labels, s.history_options);
+      series->labels.shrink_to_fit();
+      s.by_name[sample.desc->name].push_back(series.get());
+      it = s.index.emplace(s.scratch_key, std::move(series)).first;
+    }
+    SeriesHistory& history = it->second->history;
+    if (!history.Append(time_ns, sample.value).ok()) {
+      ++s.rejected_samples;
+      continue;
+    }
+    if (!s.has_now || time_ns > s.now_ns) {
+      if (!s.has_now) {
+        s.last_sweep_ns = time_ns;
+      }
+      s.has_now = true;
+      s.now_ns = time_ns;
+    }
+    history.Expire(s.now_ns);
+  }
+  if (s.has_now && s.now_ns - s.last_sweep_ns >= s.sweep_interval_ns) {
+    s.Sweep();
+  }
+}
+
+std::vector<SeriesData> SeriesStore::Latest(const SeriesSelector& selector,
+                                            int64_t max_age_ns) const {
+  std::vector<SeriesData> out;
+  StatusOr<CompiledSelector> compiled = CompiledSelector::Compile(selector);
+  if (!compiled.ok()) {
+    return out;
+  }
+  auto lock = impl_->ReadLock();
+  const Impl& s = *impl_;
+  s.ForEachCandidate(*compiled, [&](const Series& series) {
+    const SeriesHistory& h = series.history;
+    if (!h.has_latest() || (max_age_ns > 0 && s.now_ns - h.latest().time_ns > max_age_ns)) {
+      return;
+    }
+    if (!compiled->Matches(h.desc()->name, series.labels)) {
+      return;
+    }
+    out.push_back(SeriesData{h.desc(), series.labels, {h.latest()}});
+  });
+  lock.unlock();
+  std::sort(out.begin(), out.end(), SeriesDataLess);
+  return out;
+}
+
+std::vector<SeriesData> SeriesStore::Range(const SeriesSelector& selector, int64_t start_ns,
+                                           int64_t end_ns, int64_t step_ns) const {
+  std::vector<SeriesData> out;
+  StatusOr<CompiledSelector> compiled = CompiledSelector::Compile(selector);
+  if (!compiled.ok() || start_ns > end_ns) {
+    return out;
+  }
+  auto lock = impl_->ReadLock();
+  impl_->ForEachCandidate(*compiled, [&](const Series& series) {
+    const SeriesHistory& h = series.history;
+    if (!compiled->Matches(h.desc()->name, series.labels)) {
+      return;
+    }
+    SeriesData data{h.desc(), series.labels, {}};
+    h.Collect(start_ns, end_ns, &data.points);
+    if (data.points.empty()) {
+      return;
+    }
+    if (step_ns > 0) {
+      ThinToStep(start_ns, step_ns, &data.points);
+    }
+    out.push_back(std::move(data));
+  });
+  lock.unlock();
+  std::sort(out.begin(), out.end(), SeriesDataLess);
+  return out;
+}
+
+SeriesStoreStats SeriesStore::stats() const {
+  auto lock = impl_->ReadLock();
+  const Impl& s = *impl_;
+  SeriesStoreStats st;
+  st.series = s.index.size();
+  st.dropped_series = s.dropped_series;
+  st.rejected_samples = s.rejected_samples;
+  size_t bytes =
+      sizeof(Impl) + MapBytes(s.index) + MapBytes(s.by_name) + StringHeapBytes(s.scratch_key);
+  for (const auto& [name, family] : s.by_name) {
+    bytes += HeapBytes(family.capacity() * sizeof(Series*));
+  }
+  for (const auto& [key, series] : s.index) {
+    const SeriesHistory& h = series->history;
+    st.raw_points += h.raw_points();
+    st.downsampled_points += h.downsampled_points();
+    st.raw_payload_bytes += h.raw_payload_bytes();
+    bytes += StringHeapBytes(key) + HeapBytes(sizeof(Series)) +
+             HeapBytes(series->labels.capacity() * sizeof(Labels::value_type));
+    for (const auto& [k, v] : series->labels) {
+      bytes += StringHeapBytes(k) + StringHeapBytes(v);
+    }
+    bytes += h.heap_bytes();
+    st.raw_block_bytes += h.raw_heap_bytes();
+    st.downsampled_block_bytes += h.downsampled_heap_bytes();
+  }
+  st.bytes = bytes;
+  return st;
+}
+
+}  // namespace vigil
