@@ -8,6 +8,11 @@ mapfile -t wanted < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$here/apt-packages
 
 missing=()
 for pkg in "${wanted[@]}"; do
+  # A node/npm already on PATH (e.g. from another repository) must not be replaced by Debian's.
+  case "$pkg" in
+    nodejs) command -v node >/dev/null 2>&1 && continue ;;
+    npm) command -v npm >/dev/null 2>&1 && continue ;;
+  esac
   if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$pkg")
   fi

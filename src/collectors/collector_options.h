@@ -20,8 +20,8 @@ struct CollectorOptions {
   // Cgroups of interest, as path globs relative to the hierarchy root ("/slurm/uid_*/job_*").
   // Empty: cgroups of watched processes plus the top-level slices/jobs.
   std::vector<std::string> cgroup_patterns;
-  std::shared_ptr<WatchList> watch_list;   // May be null.
-  std::shared_ptr<JobResolver> resolver;   // May be null: no job labels then.
+  std::shared_ptr<WatchList> watch_list;  // May be null.
+  std::shared_ptr<JobResolver> resolver;  // May be null: no job labels then.
   // GPU settings (src/gpu): backend name, library override; ignored by host collectors.
   std::string gpu_backend = "auto";
   std::string nvml_library;

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/api.h"
+
+#include <algorithm>
+
+#include "base/file_util.h"
+#include "base/strings.h"
+#include "base/time_util.h"
+#include "daemon/self_collector.h"
+#include "daemon/series_json.h"
+#include "metrics/prometheus_text.h"
+
+namespace vigil::daemon {
+namespace {
+
+constexpr int64_t kProcessTtlNs = 300 * kNanosPerSecond;
+constexpr int64_t kDefaultRangeNs = 300 * kNanosPerSecond;
+
+nlohmann::json ErrorJson(const Status& s) { return nlohmann::json{{"error", s.message()}}; }
+
+nlohmann::json OrError(const StatusOr<nlohmann::json>& reply) {
+  return reply.ok() ? *reply : ErrorJson(reply.status());
+}
+
+int64_t JsonInt(const nlohmann::json& request, const char* key, int64_t fallback) {
+  auto it = request.find(key);
+  if (it == request.end() || !it->is_number()) {
+    return fallback;
+  }
+  return it->get<int64_t>();
+}
+
+std::string JsonString(const nlohmann::json& request, const char* key) {
+  auto it = request.find(key);
+  return it != request.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+std::vector<std::string> ReducedFeatures(const DaemonView& view) {
+  std::vector<std::string> out = view.static_reduced_features;
+  if (view.scheduler != nullptr) {
+    for (const CollectorHealth& h : view.scheduler->Health()) {
+      if (h.state == CollectorState::kAbsent && h.code == StatusCode::kPermissionDenied) {
+        out.push_back("collector " + h.name + ": " + h.message);
+      }
+    }
+  }
+  return out;
+}
+
+nlohmann::json StatusJson(const DaemonView& view) {
+  nlohmann::json collectors = nlohmann::json::array();
+  if (view.scheduler != nullptr) {
+    for (const CollectorHealth& h : view.scheduler->Health()) {
+      // The wire knows ok|absent|failed|disabled: before its first run a collector is "ok" with
+      // last_run_unix_ns 0 and a message saying so.
+      const bool pending = h.state == CollectorState::kPending;
+      collectors.push_back({{"name", h.name},
+                            {"state", pending ? "ok" : CollectorStateName(h.state)},
+                            {"message", pending ? "waiting for the first run" : h.message},
+                            {"interval_s", static_cast<double>(h.interval_ns) / 1e9},
+                            {"last_run_unix_ns", h.last_run_unix_ns},
+                            {"duration_s", h.duration_s},
+                            {"samples", h.samples}});
+    }
+  }
+  nlohmann::json sinks = nlohmann::json::array();
+  for (const Sink* sink : view.sinks) {
+    const SinkHealth h = sink->health();
+    sinks.push_back({{"name", sink->name()},
+                     {"state", SinkStateName(h.state)},
+                     {"message", h.message},
+                     {"dropped", h.dropped}});
+  }
+  SeriesStoreStats stats;
+  if (view.store != nullptr) {
+    stats = view.store->stats();
+  }
+  return nlohmann::json{
+      {"version", kVersion},
+      {"hostname", view.hostname},
+      {"pid", view.pid},
+      {"uptime_s", static_cast<double>(UnixNanos() - view.start_unix_ns) / 1e9},
+      {"user", view.user},
+      {"reduced_features", ReducedFeatures(view)},
+      {"collectors", std::move(collectors)},
+      {"sinks", std::move(sinks)},
+      {"store",
+       {{"series", stats.series},
+        {"raw_points", stats.raw_points},
+        {"downsampled_points", stats.downsampled_points},
+        {"bytes", stats.bytes},
+        {"dropped_series", stats.dropped_series}}},
+      {"endpoints",
+       {{"rpc", view.endpoints.rpc},
+        {"unix", view.endpoints.unix_socket},
+        {"http", view.endpoints.http}}},
+  };
+}
+
+nlohmann::json ProcessesJson(const DaemonView& view) {
+  nlohmann::json list = nlohmann::json::array();
+  if (view.watch_list) {
+    for (const WatchList::Entry& e : view.watch_list->Snapshot(UnixNanos(), kProcessTtlNs)) {
+      const std::string pid_dir = JoinPath(view.proc_root, std::to_string(e.pid));
+      auto comm = ReadSmallFile(JoinPath(pid_dir, "comm"), 4096);
+      JobInfo info;
+      if (view.resolver) {
+        auto resolved = view.resolver->Resolve(e.pid);
+        if (resolved.ok()) {
+          info = *resolved;
+        }
+      }
+      list.push_back({{"pid", e.pid},
+                      {"comm", comm.ok() ? std::string(Trim(*comm)) : std::string()},
+                      {"reason", e.reason},
+                      {"job_id", info.job_id},
+                      {"user", info.user},
+                      {"team", info.team},
+                      {"model", info.model},
+                      {"framework", info.framework},
+                      {"rule", info.rule},
+                      {"cgroup", info.cgroup}});
+    }
+  }
+  return nlohmann::json{{"processes", std::move(list)}};
+}
+
+Status CheckHealth(const DaemonView& view) {
+  if (view.stopping.load()) {
+    return UnavailableError("stopping");
+  }
+  if (view.scheduler == nullptr) {
+    return UnavailableError("starting: no scheduler");
+  }
+  const int64_t last = view.scheduler->last_pass_unix_ns();
+  if (last == 0) {
+    return UnavailableError("starting: first collection not done");
+  }
+  const int64_t tick = std::min<int64_t>(
+      std::max<int64_t>(view.scheduler->min_interval_ns(), kNanosPerSecond), 60 * kNanosPerSecond);
+  const int64_t age = UnixNanos() - last;
+  if (age > 3 * tick + 10 * kNanosPerSecond) {
+    return UnavailableError("collection stalled: last pass " + FormatDuration(age) + " ago");
+  }
+  return OkStatus();
+}
+
+int64_t LatestMaxAge(const DaemonView& view) {
+  const int64_t longest = view.scheduler ? view.scheduler->max_interval_ns() : 0;
+  return 2 * std::max<int64_t>(longest, kNanosPerSecond) + 5 * kNanosPerSecond;
+}
+
+std::string MetricsText(const DaemonView& view) {
+  return RenderPrometheusText(view.store->Latest(SeriesSelector{}, LatestMaxAge(view)));
+}
+
+void RegisterDaemonMethods(const DaemonView* view, RpcDispatcher* dispatcher) {
+  // Dynolog's own answers, byte for byte, so `dyno status` / `dyno version` work against vigild.
+  dispatcher->Register("getStatus", [](const nlohmann::json&, const CallerInfo&) {
+    return nlohmann::json{{"status", 1}};
+  });
+  dispatcher->Register("getVersion", [](const nlohmann::json&, const CallerInfo&) {
+    return nlohmann::json{{"version", kVersion}};
+  });
+  dispatcher->Register("vigilStatus", [view](const nlohmann::json&, const CallerInfo&) {
+    return StatusJson(*view);
+  });
+  dispatcher->Register("vigilLatest", [view](const nlohmann::json& request, const CallerInfo&) {
+    return OrError(QueryLatest(*view->store, JsonString(request, "selector"), LatestMaxAge(*view)));
+  });
+  dispatcher->Register("vigilRange", [view](const nlohmann::json& request, const CallerInfo&) {
+    const int64_t end = JsonInt(request, "end_ns", UnixNanos());
+    const int64_t start = JsonInt(request, "start_ns", end - kDefaultRangeNs);
+    const int64_t step = JsonInt(request, "step_ns", 0);
+    return OrError(QueryRange(*view->store, JsonString(request, "selector"), start, end, step));
+  });
+  dispatcher->Register("vigilProcesses", [view](const nlohmann::json&, const CallerInfo&) {
+    return ProcessesJson(*view);
+  });
+}
+
+HttpApi MakeHttpApi(const DaemonView* view) {
+  HttpApi api;
+  api.metrics_text = [view] { return MetricsText(*view); };
+  api.latest = [view](const std::string& selector) {
+    return QueryLatest(*view->store, selector, LatestMaxAge(*view));
+  };
+  api.range = [view](const std::string& selector, int64_t start, int64_t end, int64_t step) {
+    return QueryRange(*view->store, selector, start, end, step);
+  };
+  api.status = [view] { return StatusJson(*view); };
+  api.health = [view] { return CheckHealth(*view); };
+  return api;
+}
+
+}  // namespace vigil::daemon

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// vigild: parses flags (the same keys as the config file; flags win) and runs the daemon.
+#include <stdio.h>
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "collectors/all_collectors.h"
+#include "daemon/config.h"
+#include "daemon/daemon.h"
+#include "daemon/self_collector.h"
+
+namespace {
+
+struct ValueFlag {
+  const char* flag;
+  const char* key;
+  const char* help;
+};
+
+constexpr ValueFlag kValueFlags[] = {
+    {"--interval", "interval", "Collection interval of every collector (10s)"},
+    {"--rpc-listen", "rpc_listen", "Control RPC address HOST:PORT (127.0.0.1:1778)"},
+    {"--http-listen", "http_listen", "HTTP address for /metrics and /api/v1 (127.0.0.1:9479)"},
+    {"--unix-socket", "unix_socket",
+     "Control RPC unix socket (/run/vigil/vigild.sock as root; '-' = none)"},
+    {"--ipc-name", "ipc_name", "Kineto IPC endpoint name (dynolog)"},
+    {"--trace-root", "trace_root", "Where traces are written (/tmp/vigil-traces)"},
+    {"--token-file", "token_file", "File holding the token remote RPC callers must send"},
+    {"--proc-root", "proc_root", "Read /proc from this tree (/proc)"},
+    {"--sys-root", "sys_root", "Read /sys from this tree (/sys)"},
+    {"--gpu-backend", "gpu_backend", "auto|nvml|dcgm|amd|sim|none (auto)"},
+    {"--nvml-library", "nvml_library", "Path of libnvidia-ml.so.1 to load"},
+    {"--fleet-url", "fleet_url", "Push samples to this vigil-fleet URL"},
+    {"--fleet-token-file", "fleet_token_file", "File holding this host's vigil-fleet token"},
+    {"--remote-write-url", "remote_write_url", "Prometheus remote-write URL"},
+    {"--jsonl", "jsonl", "Write every sample as JSON lines to PATH, or '-' for stdout"},
+    {"--mapping-file", "mapping_file", "Job mapping file (team/model per job or cgroup)"},
+    {"--log-level", "log_level", "debug|info|warn|error|off (info)"},
+    {"--log-format", "log_format", "text|json (text)"},
+    {"--enable", "enable", "Comma-separated collectors to switch on"},
+    {"--disable", "disable", "Comma-separated collectors to switch off"},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"vigild: Vigil's per-host telemetry daemon"};
+  app.set_version_flag("--version", vigil::daemon::kVersion);
+  std::string config_file;
+  app.add_option("--config", config_file, "TOML config file (same keys as the flags)");
+  std::deque<std::string> values;
+  std::vector<std::pair<const ValueFlag*, CLI::Option*>> options;
+  for (const ValueFlag& f : kValueFlags) {
+    options.emplace_back(&f, app.add_option(f.flag, values.emplace_back(), f.help));
+  }
+  bool once = false;
+  CLI::Option* once_opt =
+      app.add_flag("--once", once, "Collect every enabled collector once, print /metrics, exit");
+  vigil::daemon::ConfigOverrides collector_overrides;
+  for (const vigil::CollectorInfo* info : vigil::AllCollectors()) {
+    const std::string name(info->name);
+    app.add_flag_callback(
+        "--collector." + name,
+        [&collector_overrides, name] {
+          collector_overrides.emplace_back("collectors." + name + ".enabled", "true");
+        },
+        std::string(info->help) + (info->enabled_by_default ? " (on)" : " (off)"));
+    app.add_flag_callback(
+        "--no-collector." + name,
+        [&collector_overrides, name] {
+          collector_overrides.emplace_back("collectors." + name + ".enabled", "false");
+        },
+        "Switch off " + name);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  vigil::daemon::ConfigOverrides overrides;
+  for (const auto& [flag, option] : options) {
+    if (option->count() > 0) {
+      overrides.emplace_back(flag->key, option->as<std::string>());
+    }
+  }
+  if (once_opt->count() > 0) {
+    overrides.emplace_back("once", once ? "true" : "false");
+  }
+  overrides.insert(overrides.end(), collector_overrides.begin(), collector_overrides.end());
+
+  std::vector<std::string_view> known;
+  for (const vigil::CollectorInfo* info : vigil::AllCollectors()) {
+    known.push_back(info->name);
+  }
+  auto config = vigil::daemon::LoadConfig(config_file, overrides, known);
+  if (!config.ok()) {
+    fprintf(stderr, "vigild: %s\n", config.status().message().c_str());
+    return 2;
+  }
+  return vigil::daemon::Run(*config);
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "daemon/tracing_stack.h"
+
+#include <stdlib.h>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <random>
+
+#include "base/logging.h"
+#include "base/time_util.h"
+#include "ipc/trace_rpc.h"
+
+namespace vigil::daemon {
+namespace {
+
+constexpr int64_t kTickNs = kNanosPerSecond;
+constexpr int64_t kUtilisationEveryNs = 10 * kNanosPerSecond;
+
+class IpcCollector : public Collector {
+ public:
+  IpcCollector(FabricServer* fabric, JobMetrics* job_metrics)
+      : fabric_(fabric), job_metrics_(job_metrics) {}
+  Status Collect(MetricWriter& out) override {
+    Status fabric = fabric_->Collect(out);
+    Status jobs = job_metrics_->Collect(out);
+    return fabric.ok() ? jobs : fabric;
+  }
+
+ private:
+  FabricServer* fabric_;
+  JobMetrics* job_metrics_;
+};
+
+AutoTraceOptions ToAutoTraceOptions(const AutoTraceConfig& c) {
+  AutoTraceOptions o;
+  o.periodic = c.periodic;
+  o.periodic_every_ns = c.periodic_every_ns;
+  o.low_utilisation = c.low_utilization;
+  o.low_utilisation_below = c.low_utilization_below;
+  o.low_utilisation_for_ns = c.low_utilization_for_ns;
+  o.max_traces_per_hour = static_cast<int>(c.max_traces_per_hour);
+  o.duration_ms = c.duration_ms;
+  return o;
+}
+
+}  // namespace
+
+TracingStack::TracingStack(const DaemonConfig& config, std::shared_ptr<JobResolver> resolver,
+                           std::shared_ptr<WatchList> watch_list, const SeriesStore* store)
+    : config_(config), watch_list_(std::move(watch_list)), store_(store) {
+  ProcessRegistryOptions ro;
+  ro.proc_root = config.proc_root;
+  if (resolver) {
+    ro.resolve_job_id = [resolver](int32_t pid) {
+      auto job = resolver->Resolve(pid);
+      return job.ok() ? job->job_id : std::string();
+    };
+    ro.on_register = [resolver](const RegisteredProcess& p) {
+      if (p.job_id.empty()) {
+        return;
+      }
+      JobInfo info;
+      info.job_id = p.job_id;
+      info.team = p.team;
+      info.model = p.model;
+      info.framework = p.source == "kineto" ? "pytorch" : p.framework;
+      info.rule = "ipc_registration";
+      resolver->RecordRegistration(p.host_pid, info);
+    };
+  }
+  registry_ = std::make_unique<ProcessRegistry>(ro, &MonotonicNanos);
+  TraceServiceOptions to;
+  to.trace_root = config.trace_root;
+  to.proc_root = config.proc_root;
+  traces_ = std::make_unique<TraceService>(to, registry_.get());
+  job_metrics_ = std::make_unique<JobMetrics>(&MonotonicNanos);
+  fabric_ = std::make_unique<FabricServer>(registry_.get(), job_metrics_.get());
+  if (config.auto_trace.periodic || config.auto_trace.low_utilization) {
+    auto rng = std::make_shared<std::mt19937_64>(std::random_device{}());
+    auto_tracer_ =
+        std::make_unique<AutoTracer>(ToAutoTraceOptions(config.auto_trace), traces_.get(),
+                                     &MonotonicNanos, [rng] { return (*rng)(); });
+  }
+}
+
+TracingStack::~TracingStack() { Stop(); }
+
+void TracingStack::RegisterMethods(RpcDispatcher* dispatcher) {
+  RegisterTraceMethods(dispatcher, traces_.get());
+}
+
+Status TracingStack::Start() {
+  FabricServerOptions fo;
+  fo.ipc_name = config_.ipc_name;
+  if (const char* dir = getenv("KINETO_IPC_SOCKET_DIR"); dir != nullptr && dir[0] != '\0') {
+    fo.socket_dir = dir;
+  }
+  ticker_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
+  return fabric_->Start(fo).WithContext("ipc fabric '" + config_.ipc_name + "'");
+}
+
+void TracingStack::Stop() {
+  if (ticker_.joinable()) {
+    ticker_.request_stop();
+    ticker_.join();
+  }
+  fabric_->Stop();
+}
+
+std::unique_ptr<Collector> TracingStack::MakeCollector() {
+  return std::make_unique<IpcCollector>(fabric_.get(), job_metrics_.get());
+}
+
+void TracingStack::Loop(std::stop_token stop) {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  int64_t last_feed = 0;
+  while (!stop.stop_requested()) {
+    traces_->Tick();
+    const int64_t now = MonotonicNanos();
+    if (watch_list_) {
+      const int64_t unix_now = UnixNanos();
+      for (const RegisteredProcess& p : registry_->Snapshot()) {
+        watch_list_->Watch(p.host_pid, "ipc", unix_now);
+      }
+    }
+    if (auto_tracer_) {
+      if (now - last_feed >= kUtilisationEveryNs) {
+        FeedUtilisation();
+        last_feed = now;
+      }
+      for (const TraceSession& s : auto_tracer_->Tick()) {
+        VIGIL_LOG_INFO("automatic trace started: trace_id={} job_id={} reason={}", s.trace_id,
+                       s.job_id, s.reason);
+      }
+    }
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, stop, std::chrono::nanoseconds(kTickNs), [] { return false; });
+  }
+}
+
+// Per job, the mean SM activity (else utilisation) of the GPUs it holds now.
+void TracingStack::FeedUtilisation() {
+  if (store_ == nullptr) {
+    return;
+  }
+  const int64_t max_age = 3 * std::max<int64_t>(config_.interval_ns, kNanosPerSecond);
+  std::map<std::string, double> gpu_ratio;
+  for (const char* name : {"vigil_gpu_utilization_ratio", "vigil_gpu_sm_active_ratio"}) {
+    SeriesSelector sel;
+    sel.name = name;
+    for (const SeriesData& s : store_->Latest(sel, max_age)) {
+      if (!s.points.empty()) {  // SM activity, read second, wins where both exist.
+        gpu_ratio[std::string(LabelValue(s.labels, "gpu_uuid"))] = s.points.back().value;
+      }
+    }
+  }
+  SeriesSelector held;
+  held.name = "vigil_gpu_allocated_seconds_total";
+  std::map<std::string, std::pair<double, int>> per_job;
+  for (const SeriesData& s : store_->Latest(held, max_age)) {
+    const std::string job(LabelValue(s.labels, "job_id"));
+    auto it = gpu_ratio.find(std::string(LabelValue(s.labels, "gpu_uuid")));
+    if (job.empty() || it == gpu_ratio.end()) {
+      continue;
+    }
+    per_job[job].first += it->second;
+    per_job[job].second += 1;
+  }
+  for (const auto& [job, sum] : per_job) {
+    auto_tracer_->ObserveUtilisation(job, sum.first / sum.second);
+  }
+}
+
+}  // namespace vigil::daemon

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// vigil-fleet: the fleet service. `vigil-fleet serve` opens the ledger, serves the HTTP API and
+// applies retention every minute until SIGINT/SIGTERM. Flags are parsed here only.
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+
+#include <CLI/CLI.hpp>
+
+#include "base/logging.h"
+#include "base/strings.h"
+#include "base/time_util.h"
+#include "fleet/fleet_server.h"
+#include "fleet/ledger_store.h"
+
+namespace vigil {
+namespace {
+
+struct ServeFlags {
+  std::string listen = "127.0.0.1:9480";
+  std::string db = "./var/fleet.db";
+  std::string token_file;
+  double price = 0;
+  std::string retention = "90d";
+  std::string rollup_retention = "400d";
+  std::string max_gap = "5m";
+  std::string log_level = "info";
+};
+
+int Serve(const ServeFlags& f) {
+  LogLevel level = LogLevel::kInfo;
+  if (!ParseLogLevel(f.log_level, &level)) {
+    std::fprintf(stderr, "vigil-fleet: --log-level: unknown level %s\n", f.log_level.c_str());
+    return 2;
+  }
+  InitLogging(level);
+  FleetServerOptions server_options;
+  const size_t colon = f.listen.rfind(':');
+  const std::optional<int64_t> port =
+      colon == std::string::npos ? std::nullopt : ParseInt64(f.listen.substr(colon + 1));
+  if (!port || *port < 0 || *port > 65535) {
+    std::fprintf(stderr, "vigil-fleet: --listen: want HOST:PORT, got %s\n", f.listen.c_str());
+    return 2;
+  }
+  server_options.host = f.listen.substr(0, colon);
+  if (server_options.host.size() > 2 && server_options.host.front() == '[') {
+    server_options.host = server_options.host.substr(1, server_options.host.size() - 2);
+  }
+  server_options.port = static_cast<int>(*port);
+  server_options.token_file = f.token_file;
+  server_options.price_per_gpu_hour = f.price;
+
+  LedgerOptions ledger;
+  ledger.path = f.db;
+  for (auto [text, out, name] :
+       {std::tuple{&f.retention, &ledger.retention_ns, "--retention"},
+        std::tuple{&f.rollup_retention, &ledger.rollup_retention_ns, "--rollup-retention"},
+        std::tuple{&f.max_gap, &ledger.max_gap_ns, "--max-gap"}}) {
+    StatusOr<int64_t> d = ParseDuration(*text);
+    if (!d.ok() || *d <= 0) {
+      std::fprintf(stderr, "vigil-fleet: %s: want a duration like 90d\n", name);
+      return 2;
+    }
+    *out = *d;
+  }
+
+  // Block the stop signals before any thread starts, then wait for them here.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  StatusOr<std::unique_ptr<LedgerStore>> store = LedgerStore::Open(ledger);
+  if (!store.ok()) {
+    std::fprintf(stderr, "vigil-fleet: %s\n", store.status().ToString().c_str());
+    return 1;
+  }
+  FleetServer server(server_options, store->get());
+  if (Status s = server.Start(); !s.ok()) {
+    std::fprintf(stderr, "vigil-fleet: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::printf("vigil-fleet listening on http://%s:%d (ledger %s)\n", server_options.host.c_str(),
+              server.port(), f.db.c_str());
+  std::fflush(stdout);
+  while (true) {
+    if (Status s = (*store)->ApplyRetention(UnixNanos()); !s.ok()) {
+      VIGIL_LOG_WARN("retention failed: err={}", s.ToString());
+    }
+    timespec wait{60, 0};
+    const int sig = sigtimedwait(&stop, nullptr, &wait);
+    if (sig == SIGINT || sig == SIGTERM) {
+      break;
+    }
+  }
+  VIGIL_LOG_INFO("stopping");
+  server.Stop();
+  return 0;
+}
+
+}  // namespace
+}  // namespace vigil
+
+int main(int argc, char** argv) {
+  CLI::App app{"vigil-fleet: fleet ingest, GPU-hour ledger and attribution API", "vigil-fleet"};
+  app.require_subcommand(1);
+  vigil::ServeFlags flags;
+  CLI::App* serve = app.add_subcommand("serve", "Run the fleet service");
+  serve->add_option("--listen", flags.listen, "HOST:PORT to listen on")->capture_default_str();
+  serve->add_option("--db", flags.db, "SQLite ledger file")->capture_default_str();
+  serve->add_option("--token-file", flags.token_file,
+                    "Lines \"HOST TOKEN\" (\"*\" for any host); without it only loopback");
+  serve->add_option("--price-per-gpu-hour", flags.price, "Cost of one GPU-hour in reports");
+  serve->add_option("--retention", flags.retention, "Keep per-minute rows this long")
+      ->capture_default_str();
+  serve->add_option("--rollup-retention", flags.rollup_retention, "Keep hourly rollups this long")
+      ->capture_default_str();
+  serve->add_option("--max-gap", flags.max_gap, "Longest silence still counted as reported time")
+      ->capture_default_str();
+  serve->add_option("--log-level", flags.log_level, "debug|info|warn|error|off")
+      ->capture_default_str();
+  int code = 0;
+  serve->callback([&] { code = vigil::Serve(flags); });
+  CLI11_PARSE(app, argc, argv);
+  return code;
+}

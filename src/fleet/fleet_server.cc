@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fleet/fleet_server.h"
+
+#include <chrono>
+#include <string_view>
+
+#include <httplib.h>
+
+#include "base/file_util.h"
+#include "base/logging.h"
+#include "base/strings.h"
+#include "base/time_util.h"
+#include "fleet/ingest_batch.h"
+#include "fleet/ledger_query.h"
+#include "fleet/web/web_assets.h"
+
+namespace vigil {
+namespace {
+
+using nlohmann::json;
+
+int HttpCode(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::kInvalidArgument:
+      return 400;
+    case StatusCode::kNotFound:
+      return 404;
+    case StatusCode::kPermissionDenied:
+      return 403;
+    case StatusCode::kResourceExhausted:
+      return 413;
+    case StatusCode::kUnavailable:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+void ReplyJson(httplib::Response& res, int code, const json& body) {
+  res.status = code;
+  res.set_content(body.dump(), "application/json");
+}
+
+void ReplyError(httplib::Response& res, int code, const std::string& message) {
+  ReplyJson(res, code, json{{"error", message}});
+}
+
+void Reply(httplib::Response& res, const StatusOr<json>& result) {
+  if (result.ok()) {
+    ReplyJson(res, 200, *result);
+  } else {
+    ReplyError(res, HttpCode(result.status()), result.status().message());
+  }
+}
+
+// "7d" (back from now), a unix time in seconds, or "" (fallback).
+StatusOr<int64_t> TimeParam(const httplib::Request& req, const char* name, int64_t now_ns,
+                            int64_t fallback_ns) {
+  if (!req.has_param(name) || req.get_param_value(name).empty()) {
+    return fallback_ns;
+  }
+  const std::string text = req.get_param_value(name);
+  if (text.find_first_not_of("0123456789") == std::string::npos && text.size() >= 9) {
+    return *ParseInt64(text) * 1000000000;
+  }
+  StatusOr<int64_t> d = ParseDuration(text);
+  if (!d.ok()) {
+    return InvalidArgumentError(std::string(name) + ": want a duration like 7d or unix seconds");
+  }
+  return now_ns - *d;
+}
+
+int64_t LimitParam(const httplib::Request& req) {
+  if (!req.has_param("limit")) return 100;
+  const std::optional<int64_t> v = ParseInt64(req.get_param_value("limit"));
+  return v && *v > 0 ? std::min<int64_t>(*v, 10000) : 100;
+}
+
+bool IsLoopback(const std::string& addr) {
+  return addr == "127.0.0.1" || addr == "::1" || addr.rfind("127.", 0) == 0 ||
+         addr == "::ffff:127.0.0.1";
+}
+
+}  // namespace
+
+StatusOr<std::multimap<std::string, std::string>> ReadTokenFile(const std::string& path) {
+  VIGIL_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, 1 << 20));
+  std::multimap<std::string, std::string> tokens;
+  std::string_view rest = text, line;
+  while (NextLine(&rest, &line)) {
+    line = Trim(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    const std::vector<std::string_view> fields = SplitWhitespace(line);
+    if (fields.size() != 2) {
+      return InvalidArgumentError("token file " + path + ": want lines \"HOST TOKEN\"");
+    }
+    tokens.emplace(std::string(fields[0]), std::string(fields[1]));
+  }
+  if (tokens.empty()) {
+    return InvalidArgumentError("token file " + path + ": no tokens");
+  }
+  return tokens;
+}
+
+FleetServer::FleetServer(FleetServerOptions options, LedgerStore* store)
+    : options_(std::move(options)), store_(store) {}
+
+FleetServer::~FleetServer() { Stop(); }
+
+std::string FleetServer::Authorize(const httplib::Request& req, const std::string& host,
+                                   int* code) const {
+  if (tokens_.empty()) {
+    if (IsLoopback(req.remote_addr)) return "";
+    *code = 403;
+    return "only loopback clients are served without a token file";
+  }
+  const std::string auth = req.get_header_value("Authorization");
+  constexpr std::string_view kBearer = "Bearer ";
+  *code = 401;
+  if (auth.rfind(kBearer, 0) != 0) return "missing bearer token";
+  const std::string token = auth.substr(kBearer.size());
+  for (const auto& [h, t] : tokens_) {
+    if (t == token && (h == "*" || host.empty() || h == host)) return "";
+  }
+  *code = 403;
+  return host.empty() ? "bad token" : "bad token for host " + host;
+}
+
+void FleetServer::HandleIngest(const httplib::Request& req, httplib::Response& res) {
+  std::string inflated;
+  std::string_view body = req.body;
+  // httplib inflates "Content-Encoding: gzip" itself; a body still gzipped is inflated here.
+  if (body.size() >= 2 && body[0] == '\x1f' && body[1] == '\x8b') {
+    StatusOr<std::string> out = Gunzip(body, options_.max_inflated_bytes);
+    if (!out.ok()) {
+      ReplyError(res, HttpCode(out.status()), out.status().message());
+      return;
+    }
+    inflated = std::move(*out);
+    body = inflated;
+  }
+  if (body.size() > options_.max_inflated_bytes) {
+    ReplyError(res, 413, "batch larger than " + std::to_string(options_.max_inflated_bytes));
+    return;
+  }
+  StatusOr<IngestBatch> batch = ParseIngestBatch(body);
+  if (!batch.ok()) {
+    ReplyError(res, 400, batch.status().message());
+    return;
+  }
+  int code = 0;
+  if (std::string why = Authorize(req, batch->host, &code); !why.empty()) {
+    ReplyError(res, code, why);
+    return;
+  }
+  StatusOr<IngestResult> result = store_->Ingest(*batch, UnixNanos());
+  if (!result.ok()) {
+    VIGIL_LOG_EVERY_N_SEC(WARN, 10, "ingest failed: host={} err={}", batch->host,
+                          result.status().ToString());
+    // The batch was valid; the ledger could not take it (disk full, locked): the sender retries.
+    ReplyError(res, 503, result.status().message());
+    return;
+  }
+  ReplyJson(res, 200,
+            json{{"accepted", !result->duplicate},
+                 {"duplicate", result->duplicate},
+                 {"samples", batch->samples.size()},
+                 {"used", result->stats.used},
+                 {"late", result->stats.late},
+                 {"resets", result->stats.resets}});
+}
+
+void FleetServer::Routes() {
+  httplib::Server& s = *server_;
+  s.set_payload_max_length(options_.max_body_bytes);
+  s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain");
+  });
+  s.Post("/api/v1/ingest",
+         [this](const httplib::Request& req, httplib::Response& res) { HandleIngest(req, res); });
+  // Every GET below: authorise, then read.
+  auto get = [this](const char* pattern, auto fn) {
+    server_->Get(pattern, [this, fn](const httplib::Request& req, httplib::Response& res) {
+      int code = 0;
+      if (std::string why = Authorize(req, "", &code); !why.empty()) {
+        ReplyError(res, code, why);
+        return;
+      }
+      const int64_t now = UnixNanos();
+      StatusOr<int64_t> since = TimeParam(req, "since", now, now - 7 * 86400 * 1000000000LL);
+      StatusOr<int64_t> until = TimeParam(req, "until", now, now);
+      if (!since.ok() || !until.ok()) {
+        ReplyError(res, 400, (since.ok() ? until.status() : since.status()).message());
+        return;
+      }
+      Reply(res, store_->Read<json>([&](Db& db) { return fn(db, req, now, *since, *until); }));
+    });
+  };
+  const double price = options_.price_per_gpu_hour;
+  get("/api/v1/attribution",
+      [price](Db& db, const httplib::Request& req, int64_t, int64_t since,
+              int64_t until) -> StatusOr<json> {
+        AttributionQuery q;
+        q.by = req.has_param("by") ? req.get_param_value("by") : "team";
+        q.since_ns = since;
+        q.until_ns = until;
+        q.price_per_gpu_hour = price;
+        if (req.has_param("bucket") && !req.get_param_value("bucket").empty()) {
+          StatusOr<int64_t> b = ParseDuration(req.get_param_value("bucket"));
+          if (!b.ok()) return InvalidArgumentError("bucket: want a duration like 1h or 1d");
+          q.bucket_s = *b / 1000000000;
+        }
+        return QueryAttribution(db, q);
+      });
+  get("/api/v1/jobs",
+      [price](Db& db, const httplib::Request& req, int64_t, int64_t since, int64_t until) {
+        return QueryJobs(db, since, until, price, LimitParam(req));
+      });
+  get(R"(/api/v1/jobs/([^/]+))", [price](Db& db, const httplib::Request& req, int64_t, int64_t,
+                                         int64_t) { return QueryJob(db, req.matches[1], price); });
+  get("/api/v1/hosts", [](Db& db, const httplib::Request&, int64_t now, int64_t, int64_t) {
+    return QueryHosts(db, now);
+  });
+  get("/api/v1/idle-now", [](Db& db, const httplib::Request&, int64_t now, int64_t, int64_t) {
+    return QueryIdleNow(db, now, 300LL * 1000000000);
+  });
+  get("/api/v1/top-wasters",
+      [price](Db& db, const httplib::Request& req, int64_t, int64_t since, int64_t until) {
+        return QueryTopWasters(db, since, until, price, LimitParam(req));
+      });
+  // The dashboard (fleet/web): static files embedded in the binary; the data comes from /api/v1.
+  auto web = [](const httplib::Request& req, httplib::Response& res) {
+    const WebAsset* asset = FindWebAsset(req.path);
+    if (asset == nullptr) {
+      ReplyError(res, 404, "not found");
+      return;
+    }
+    const bool hashed = req.path.rfind("/assets/", 0) == 0;
+    res.set_header("Cache-Control", hashed ? "public, max-age=31536000, immutable" : "no-cache");
+    res.set_content(asset->body.data(), asset->body.size(), asset->content_type.data());
+  };
+  s.Get("/", web);
+  s.Get(R"(/(index\.html|assets/[A-Za-z0-9._-]+))", web);
+  s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (res.body.empty()) {
+      ReplyError(res, res.status, res.status == 413 ? "request body too large" : "not found");
+    }
+  });
+}
+
+Status FleetServer::Start() {
+  if (!options_.token_file.empty()) {
+    VIGIL_ASSIGN_OR_RETURN(tokens_, ReadTokenFile(options_.token_file));
+  }
+  server_ = std::make_unique<httplib::Server>();
+  Routes();
+  port_ = options_.port == 0 ? server_->bind_to_any_port(options_.host)
+          : server_->bind_to_port(options_.host, options_.port) ? options_.port
+                                                                : -1;
+  if (port_ < 0) {
+    return UnavailableError("fleet http: cannot listen on " + options_.host + ":" +
+                            std::to_string(options_.port));
+  }
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!server_->is_running() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return OkStatus();
+}
+
+void FleetServer::Stop() {
+  if (server_ && thread_.joinable()) {
+    server_->stop();
+    thread_.join();
+  }
+}
+
+}  // namespace vigil

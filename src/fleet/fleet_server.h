@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// vigil-fleet's HTTP endpoint (docs/protocols.md "Fleet push"): POST /api/v1/ingest (JSON
+// batches, optionally gzip), GET /api/v1/attribution, /api/v1/jobs, /api/v1/jobs/<id>,
+// /api/v1/hosts, /api/v1/idle-now, /api/v1/top-wasters and /healthz. Errors are
+// {"error": "..."} with a 4xx/5xx status. Auth: with a token file, every /api/v1 request needs
+// "Authorization: Bearer <token>" (ingest: the token of the batch's host, or a "*" token);
+// without one, only loopback clients are served. Owner: fleet. Requests run on httplib's thread
+// pool; the ledger store is thread-safe. Start/Stop from one thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "base/status.h"
+#include "fleet/ledger_store.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace vigil {
+
+struct FleetServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 9480;         // 0 = any free port (see port()).
+  std::string token_file;  // Lines "HOST TOKEN" or "* TOKEN"; '#' starts a comment.
+  double price_per_gpu_hour = 0;
+  size_t max_body_bytes = 8 << 20;       // As sent (compressed).
+  size_t max_inflated_bytes = 64 << 20;  // After gunzip.
+};
+
+// Parses a token file into host -> token ("*" for any host).
+StatusOr<std::multimap<std::string, std::string>> ReadTokenFile(const std::string& path);
+
+class FleetServer {
+ public:
+  FleetServer(FleetServerOptions options, LedgerStore* store);
+  ~FleetServer();
+  FleetServer(const FleetServer&) = delete;
+  FleetServer& operator=(const FleetServer&) = delete;
+
+  Status Start();
+  void Stop();
+  int port() const { return port_; }
+
+ private:
+  void Routes();
+  // Empty when allowed; otherwise the error to reply (status code in *code).
+  std::string Authorize(const httplib::Request& req, const std::string& host, int* code) const;
+  void HandleIngest(const httplib::Request& req, httplib::Response& res);
+
+  const FleetServerOptions options_;
+  LedgerStore* const store_;
+  std::multimap<std::string, std::string> tokens_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = -1;
+};
+
+}  // namespace vigil

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fleet/fleet_server.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+
+#include "base/time_util.h"
+#include "fleet/fleet_test_util.h"
+
+namespace vigil {
+namespace {
+
+using fleet_test::kSec;
+using nlohmann::json;
+
+std::string Gzip(const std::string& in) {
+  z_stream zs{};
+  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&zs, in.size()) + 32, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+std::string BatchJson(const std::string& host, const std::string& id, int64_t t0, int ticks) {
+  json samples = json::array();
+  for (int i = 0; i < ticks; ++i) {
+    std::vector<IngestSample> s;
+    fleet_test::AddGpuTick(&s, "G1", t0 + i * 10 * kSec, 0, 0.5,
+                           {{.job_id = "J", .alloc_s = 10.0 * i, .busy_s = 5.0 * i}});
+    for (const IngestSample& x : s) {
+      json labels = json::object();
+      for (const auto& [k, v] : x.labels) labels[k] = v;
+      samples.push_back({{"name", x.name},
+                         {"kind", x.counter ? "counter" : "gauge"},
+                         {"labels", labels},
+                         {"value", x.value},
+                         {"time_ns", x.time_ns}});
+    }
+  }
+  return json{{"host", host}, {"batch_id", id}, {"seq", 1}, {"samples", samples}}.dump();
+}
+
+class FleetServerTest : public ::testing::Test {
+ protected:
+  void Start(const std::string& tokens = "") {
+    dir_ = std::filesystem::temp_directory_path() / ("vigil-fleetsrv-" + std::to_string(getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    LedgerOptions lo;
+    lo.path = (dir_ / "fleet.db").string();
+    auto store = LedgerStore::Open(lo);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(*store);
+    FleetServerOptions o;
+    o.port = 0;
+    o.price_per_gpu_hour = 3.0;
+    o.max_body_bytes = 1 << 20;
+    if (!tokens.empty()) {
+      o.token_file = (dir_ / "tokens").string();
+      std::ofstream(o.token_file) << tokens;
+    }
+    server_ = std::make_unique<FleetServer>(o, store_.get());
+    ASSERT_TRUE(server_->Start().ok());
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+  }
+  void TearDown() override {
+    server_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  httplib::Result Post(const std::string& body, const std::string& token = "", bool gzip = true) {
+    httplib::Headers h;
+    if (gzip) h.emplace("Content-Encoding", "gzip");
+    if (!token.empty()) h.emplace("Authorization", "Bearer " + token);
+    return client_->Post("/api/v1/ingest", h, gzip ? Gzip(body) : body, "application/json");
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<LedgerStore> store_;
+  std::unique_ptr<FleetServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+  const int64_t t0_ = (UnixNanos() / kSec / 3600 * 3600 - 3600) * kSec;
+};
+
+TEST_F(FleetServerTest, IngestsGzipBatchesOnceAndReportsAttribution) {
+  Start();
+  auto r = Post(BatchJson("h1", "b1", t0_, 7));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(json::parse(r->body)["accepted"], true);
+  auto dup = Post(BatchJson("h1", "b1", t0_, 7), "", false);
+  ASSERT_TRUE(dup);
+  EXPECT_EQ(json::parse(dup->body)["duplicate"], true);
+
+  auto a = client_->Get("/api/v1/attribution?by=team&since=7d&bucket=1h");
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->status, 200) << a->body;
+  const json body = json::parse(a->body);
+  ASSERT_EQ(body["rows"].size(), 1u) << body.dump(2);
+  EXPECT_EQ(body["rows"][0]["key"], "team-a");
+  EXPECT_NEAR(body["rows"][0]["allocated_gpu_hours"].get<double>() * 3600, 60.0, 1e-9);
+  EXPECT_NEAR(body["totals"]["cost"].get<double>(), 60.0 / 3600 * 3.0, 1e-12);
+  EXPECT_EQ(body["rows"][0]["bucket_start_s"], t0_ / kSec);
+
+  for (const char* path : {"/api/v1/jobs", "/api/v1/jobs/J", "/api/v1/hosts", "/api/v1/idle-now",
+                           "/api/v1/top-wasters", "/healthz"}) {
+    auto g = client_->Get(path);
+    ASSERT_TRUE(g) << path;
+    EXPECT_EQ(g->status, 200) << path << " " << g->body;
+  }
+}
+
+TEST_F(FleetServerTest, ErrorsAreJson) {
+  Start();
+  auto bad = client_->Get("/api/v1/attribution?by=color");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(json::parse(bad->body, nullptr, false)["error"].get<std::string>().find("color"),
+            std::string::npos);
+  auto missing = client_->Get("/api/v1/jobs/nope");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  auto junk = Post("{not json", "", false);
+  ASSERT_TRUE(junk);
+  EXPECT_EQ(junk->status, 400);
+  auto big = Post(std::string(2 << 20, ' '), "", false);
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+}
+
+TEST_F(FleetServerTest, PerHostTokensAreEnforced) {
+  Start("# host token\nh1 secret-1\nh2 secret-2\n");
+  auto none = Post(BatchJson("h1", "b1", t0_, 2));
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  auto wrong_host = Post(BatchJson("h1", "b1", t0_, 2), "secret-2");
+  ASSERT_TRUE(wrong_host);
+  EXPECT_EQ(wrong_host->status, 403);
+  auto ok = Post(BatchJson("h1", "b1", t0_, 2), "secret-1");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  auto read = client_->Get("/api/v1/hosts", {{"Authorization", "Bearer secret-2"}});
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->status, 200);
+  EXPECT_EQ(client_->Get("/api/v1/hosts")->status, 401);
+}
+
+}  // namespace
+}  // namespace vigil

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fleet/ingest_batch.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+namespace vigil {
+namespace {
+
+std::string Gzip(const std::string& in) {
+  z_stream zs{};
+  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&zs, in.size()) + 32, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+constexpr const char* kBatch = R"({"host":"node01","batch_id":"b1","seq":7,"samples":[
+  {"name":"vigil_gpu_allocated_seconds_total","kind":"counter",
+   "labels":{"job_id":"7","gpu_uuid":"GPU-1"},"value":12.5,"time_ns":1764410994000000000},
+  {"name":"vigil_gpu_up","labels":{},"value":1,"time_ns":1764410994000000000}]})";
+
+TEST(IngestBatchTest, ParsesTheDocumentedFormat) {
+  StatusOr<IngestBatch> b = ParseIngestBatch(kBatch);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->host, "node01");
+  EXPECT_EQ(b->batch_id, "b1");
+  EXPECT_EQ(b->seq, 7);
+  ASSERT_EQ(b->samples.size(), 2u);
+  EXPECT_TRUE(b->samples[0].counter);
+  EXPECT_FALSE(b->samples[1].counter);
+  EXPECT_DOUBLE_EQ(b->samples[0].value, 12.5);
+  EXPECT_EQ(b->samples[0].time_ns, 1764410994000000000);
+  ASSERT_EQ(b->samples[0].labels.size(), 2u);
+  EXPECT_EQ(b->samples[0].labels[0].first, "gpu_uuid");  // Sorted.
+}
+
+TEST(IngestBatchTest, RejectsMalformedBatchesWithTheReason) {
+  EXPECT_EQ(ParseIngestBatch("not json").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseIngestBatch(R"({"batch_id":"x","samples":[]})").status().code(),
+            StatusCode::kInvalidArgument);
+  StatusOr<IngestBatch> bad = ParseIngestBatch(
+      R"({"host":"h","batch_id":"x","samples":[{"name":"a","value":"1","time_ns":1}]})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("samples[0]"), std::string::npos);
+  EXPECT_FALSE(
+      ParseIngestBatch(
+          R"({"host":"h","batch_id":"x","samples":[{"name":"a","value":1,"time_ns":1.5}]})")
+          .ok());
+}
+
+TEST(IngestBatchTest, GunzipRoundTripsAndCapsOutput) {
+  const std::string text(100000, 'x');
+  StatusOr<std::string> out = Gunzip(Gzip(text), 1 << 20);
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(*out, text);
+  EXPECT_EQ(Gunzip(Gzip(text), 1000).status().code(), StatusCode::kResourceExhausted);
+  const std::string gz = Gzip(text);
+  EXPECT_FALSE(Gunzip(gz.substr(0, gz.size() / 2), 1 << 20).ok());
+}
+
+}  // namespace
+}  // namespace vigil

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// Turns pushed samples into per-minute ledger contributions by differencing consecutive values of
+// each counter series (docs/fleet.md "Ledger arithmetic"):
+// - A GPU's wall time is the time between consecutive reports of that GPU (any GPU-level sample);
+//   gaps longer than max_gap count only one report interval. Idle = wall - allocated.
+// - A counter's increase between two points is spread over the minutes of that interval in
+//   proportion to time, so a job that starts or ends inside a minute owns only its part of it.
+// - A counter that goes down was reset (daemon restart): the new value is the increase.
+// - A point later than a series' newest extends it forward, earlier than its oldest extends it
+//   backward; a point in between is already accounted for (counters are cumulative) and is only
+//   counted as late. This makes duplicate and out-of-order batches safe.
+// - A job series that first appears on a GPU already reporting started from zero at that GPU's
+//   previous report; otherwise its first point is only a baseline.
+// Owner: fleet. Thread-compatible: the ledger store calls it under its mutex.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "fleet/ingest_batch.h"
+
+namespace vigil {
+
+struct CellKey {
+  int64_t minute_s = 0;  // Unix seconds of the minute's start.
+  int64_t gpu_id = 0;
+  int64_t job_key = 0;  // 0: the GPU's own row.
+  auto operator<=>(const CellKey&) const = default;
+};
+
+struct LedgerCell {
+  double wall_s = 0, alloc_s = 0, busy_s = 0, held_idle_s = 0, energy_j = 0;
+  double sm_sum = 0;
+  int64_t sm_n = 0;
+  double flops_sum = 0;
+  int64_t flops_n = 0;
+  void Add(const LedgerCell& o);
+};
+
+using LedgerCells = std::map<CellKey, LedgerCell>;
+
+struct JobIdent {
+  std::string job_id, user, team, model, framework, rule;
+};
+
+// Maps names to the store's ids, creating inventory rows as needed.
+class LedgerIds {
+ public:
+  virtual ~LedgerIds() = default;
+  virtual int64_t GpuId(std::string_view uuid, std::string_view gpu_model, int64_t time_ns) = 0;
+  virtual int64_t JobKey(const JobIdent& job, int64_t gpu_id, int64_t time_ns) = 0;
+};
+
+struct SeriesState {
+  int64_t first_ns = 0;
+  double first_v = 0;
+  int64_t last_ns = 0;
+  double last_v = 0;
+  int64_t interval_ns = 0;  // Last interval seen between two points.
+};
+
+struct IngestStats {
+  uint64_t samples = 0;  // In the batch.
+  uint64_t used = 0;     // Contributed to the ledger.
+  uint64_t late = 0;     // Inside an already accounted interval (or a repeated point).
+  uint64_t resets = 0;   // Counter resets seen.
+};
+
+class LedgerIngestor {
+ public:
+  static constexpr int64_t kDefaultMaxGapNs = 300LL * 1000000000;
+  explicit LedgerIngestor(int64_t max_gap_ns = kDefaultMaxGapNs) : max_gap_ns_(max_gap_ns) {}
+
+  // Adds the batch's contributions to *cells. The series touched since the last Commit() or
+  // Rollback() are listed by touched(); Rollback() puts their previous states back.
+  void Ingest(const IngestBatch& batch, LedgerIds& ids, LedgerCells* cells, IngestStats* stats);
+  void Commit() { journal_.clear(); }
+  void Rollback();
+
+  const std::map<std::string, std::optional<SeriesState>>& touched() const { return journal_; }
+  const SeriesState* Find(const std::string& key) const;
+  void Load(std::string key, SeriesState state) { series_[std::move(key)] = state; }
+
+  // Spreads `amount` of `field` over [a_ns, b_ns) by minute (all of it in b's minute when the
+  // interval is empty); the parts add up to amount exactly. Exposed for tests.
+  static void Spread(LedgerCells* cells, int64_t gpu_id, int64_t job_key, double LedgerCell::*field,
+                     int64_t a_ns, int64_t b_ns, double amount);
+  // Adds the seconds of [a_ns, b_ns) to each minute's wall_s, computed in integer nanoseconds.
+  static void SpreadWall(LedgerCells* cells, int64_t gpu_id, int64_t a_ns, int64_t b_ns);
+
+ private:
+  SeriesState* Touch(const std::string& key, bool create);
+  // The interval to account for a step from a to b: itself, or its last `fallback` when longer
+  // than max_gap.
+  std::pair<int64_t, int64_t> Clip(int64_t a_ns, int64_t b_ns, int64_t fallback_ns) const;
+  void Heartbeat(const std::string& key, int64_t gpu_id, int64_t t, LedgerCells* cells,
+                 IngestStats* stats);
+  void Counter(const std::string& key, const std::string& hb_key, int64_t gpu_id, int64_t job_key,
+               double LedgerCell::*field, bool seconds, const IngestSample& s, LedgerCells* cells,
+               IngestStats* stats);
+
+  const int64_t max_gap_ns_;
+  std::unordered_map<std::string, SeriesState> series_;
+  std::map<std::string, std::optional<SeriesState>> journal_;  // Previous state; nullopt = new.
+};
+
+}  // namespace vigil

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// Read-side queries of the ledger, answering the fleet HTTP API (docs/protocols.md "Fleet
+// push" and docs/fleet.md): attribution of GPU-hours (busy / held-but-idle / idle) by a dimension
+// over a window, bucketed in time; jobs; one job; hosts; GPUs idle now; top wasters. Windows are
+// whole hours (the rollup grain): since rounds down, until rounds up. Owner: fleet.
+// Thread-compatible: each call uses the Db it is given (LedgerStore::Read serialises them).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "fleet/sqlite_db.h"
+
+namespace vigil {
+
+struct AttributionQuery {
+  std::string by = "team";  // team|model|user|job|framework|rule|host|gpu_model
+  int64_t since_ns = 0;
+  int64_t until_ns = 0;
+  int64_t bucket_s = 0;  // 0: one row per key; else a multiple of 3600.
+  double price_per_gpu_hour = 0;
+};
+
+// The group key for GPU time no job held, in dimensions of jobs.
+inline constexpr const char* kUnallocatedKey = "(unallocated)";
+
+StatusOr<nlohmann::json> QueryAttribution(Db& db, const AttributionQuery& q);
+StatusOr<nlohmann::json> QueryJobs(Db& db, int64_t since_ns, int64_t until_ns, double price,
+                                   int64_t limit);
+// NotFound when no job has this id.
+StatusOr<nlohmann::json> QueryJob(Db& db, const std::string& job_id, double price);
+StatusOr<nlohmann::json> QueryHosts(Db& db, int64_t now_ns);
+// GPUs that reported in the last `window_ns` with no job (idle) or with jobs but no activity.
+StatusOr<nlohmann::json> QueryIdleNow(Db& db, int64_t now_ns, int64_t window_ns);
+// Jobs ordered by held-but-idle GPU-hours.
+StatusOr<nlohmann::json> QueryTopWasters(Db& db, int64_t since_ns, int64_t until_ns, double price,
+                                         int64_t limit);
+
+}  // namespace vigil

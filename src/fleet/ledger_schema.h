@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// The ledger's SQLite schema and its migrations (PRAGMA user_version). Keys are time-first so
+// windowed queries and retention are range scans. Tables (docs/fleet.md describes each column):
+//   ledger_minute (minute_s, gpu_id, job_key)  per GPU, per job, per minute; job_key 0 is the GPU's
+//                                               own row (wall seconds, device energy, SM, FLOP/s)
+//   job_hour      (hour_s, job_key)            hourly rollup per job
+//   host_hour     (hour_s, host_id, gpu_model) hourly rollup per host and GPU model
+//   hosts, gpus, jobs, job_gpus                inventory
+//   batches (host, batch_id)                   idempotency of ingest
+//   series                                     differencing state of every counter series
+// Owner: fleet. Not thread-safe: called once by LedgerStore::Open before any other use.
+#pragma once
+
+#include "base/status.h"
+#include "fleet/sqlite_db.h"
+
+namespace vigil {
+
+inline constexpr int kLedgerSchemaVersion = 1;
+
+// Sets WAL mode and the pragmas, then applies every migration above the file's user_version.
+// A file written by a newer schema is FailedPrecondition.
+Status MigrateLedger(Db& db);
+
+}  // namespace vigil

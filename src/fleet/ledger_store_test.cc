@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fleet/ledger_store.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "base/time_util.h"
+#include "fleet/fleet_test_util.h"
+#include "fleet/ledger_query.h"
+
+namespace vigil {
+namespace {
+
+using fleet_test::AddGpuTick;
+using fleet_test::JobCounters;
+using fleet_test::kSec;
+using nlohmann::json;
+
+class LedgerStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("vigil-ledger-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    Reopen();
+    // Two hours ago, on an hour boundary, so the window "since 7d" holds everything.
+    const int64_t now_s = UnixNanos() / kSec;
+    t0_ = (now_s - now_s % 3600 - 7200) * kSec;
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void Reopen() {
+    store_.reset();
+    LedgerOptions o;
+    o.path = (dir_ / "var" / "fleet.db").string();
+    auto s = LedgerStore::Open(o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(*s);
+  }
+  // Host h1: G1 held by team-a's job A, G2 by team-b's job B for the first half only.
+  // Every 10 s for `ticks` reports.
+  IngestBatch Tick(int i) {
+    std::vector<IngestSample> s;
+    const double t = 10.0 * i;
+    AddGpuTick(&s, "G1", t0_ + i * 10 * kSec, 30 * t, 0.5,
+               {{.job_id = "A", .alloc_s = t, .busy_s = t / 2, .energy_j = 30 * t}});
+    std::vector<JobCounters> b;
+    if (i <= 180) {
+      b.push_back({.job_id = "B",
+                   .team = "team-b",
+                   .model = "bert",
+                   .user = "bob",
+                   .alloc_s = t,
+                   .held_idle_s = t,
+                   .energy_j = 10 * t});
+    }
+    AddGpuTick(&s, "G2", t0_ + i * 10 * kSec, 10 * t, 0, b, "A100");
+    return fleet_test::MakeBatch("h1", "h1-" + std::to_string(i), i, std::move(s));
+  }
+  json Attribution(const std::string& by, double price = 0) {
+    AttributionQuery q;
+    q.by = by;
+    q.since_ns = UnixNanos() - 7 * 86400 * kSec;
+    q.until_ns = UnixNanos();
+    q.price_per_gpu_hour = price;
+    auto r = store_->Read<json>([&](Db& db) { return QueryAttribution(db, q); });
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : json();
+  }
+  static const json* Key(const json& a, const std::string& key) {
+    for (const json& r : a["rows"]) {
+      if (r["key"] == key) return &r;
+    }
+    return nullptr;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<LedgerStore> store_;
+  int64_t t0_ = 0;
+};
+
+TEST_F(LedgerStoreTest, AttributionByTeamSplitsBusyHeldIdleAndIdleHours) {
+  for (int i = 0; i <= 360; ++i) {  // One hour.
+    ASSERT_TRUE(store_->Ingest(Tick(i), UnixNanos()).ok());
+  }
+  const json a = Attribution("team", 2.0);
+  const json* team_a = Key(a, "team-a");
+  const json* team_b = Key(a, "team-b");
+  const json* idle = Key(a, kUnallocatedKey);
+  ASSERT_TRUE(team_a && team_b && idle) << a.dump(2);
+  EXPECT_NEAR((*team_a)["allocated_gpu_hours"].get<double>(), 1.0, 1e-9);
+  EXPECT_NEAR((*team_a)["busy_gpu_hours"].get<double>(), 0.5, 1e-9);
+  EXPECT_NEAR((*team_b)["allocated_gpu_hours"].get<double>(), 0.5, 1e-9);
+  EXPECT_NEAR((*team_b)["held_idle_gpu_hours"].get<double>(), 0.5, 1e-9);
+  EXPECT_NEAR((*idle)["idle_gpu_hours"].get<double>(), 0.5, 1e-9);
+  EXPECT_NEAR(a["totals"]["gpu_hours"].get<double>(), 2.0, 1e-9);  // 2 GPUs x 1 h.
+  EXPECT_NEAR(a["totals"]["cost"].get<double>(), 4.0, 1e-9);
+  EXPECT_NEAR((*team_a)["energy_joules"].get<double>(), 30 * 3600.0, 1e-6);
+
+  const json by_model = Attribution("gpu_model");
+  const json* a100 = Key(by_model, "A100");
+  ASSERT_TRUE(a100) << by_model.dump(2);
+  EXPECT_NEAR((*a100)["idle_gpu_hours"].get<double>(), 0.5, 1e-9);
+  EXPECT_NEAR((*a100)["gpu_hours"].get<double>(), 1.0, 1e-9);
+  EXPECT_NEAR((*a100)["energy_joules"].get<double>(), 36000.0, 1e-6);  // Device energy.
+}
+
+TEST_F(LedgerStoreTest, DuplicateBatchChangesNothing) {
+  for (int i = 0; i <= 6; ++i) ASSERT_TRUE(store_->Ingest(Tick(i), UnixNanos()).ok());
+  const double before = Attribution("team")["totals"]["gpu_hours"].get<double>();
+  auto again = store_->Ingest(Tick(3), UnixNanos());
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->duplicate);
+  EXPECT_EQ(Attribution("team")["totals"]["gpu_hours"].get<double>(), before);
+  EXPECT_NEAR(before * 3600, 2 * 60.0, 1e-9);
+}
+
+TEST_F(LedgerStoreTest, DifferencingStateSurvivesARestart) {
+  for (int i = 0; i <= 30; ++i) ASSERT_TRUE(store_->Ingest(Tick(i), UnixNanos()).ok());
+  Reopen();
+  for (int i = 31; i <= 60; ++i) ASSERT_TRUE(store_->Ingest(Tick(i), UnixNanos()).ok());
+  const json a = Attribution("job");
+  ASSERT_TRUE(Key(a, "A")) << a.dump(2);
+  EXPECT_NEAR((*Key(a, "A"))["allocated_gpu_hours"].get<double>() * 3600, 600.0, 1e-9);
+  EXPECT_NEAR(a["totals"]["gpu_hours"].get<double>() * 3600, 1200.0, 1e-9);
+}
+
+TEST_F(LedgerStoreTest, JobsHostsAndTopWasters) {
+  for (int i = 0; i <= 60; ++i) ASSERT_TRUE(store_->Ingest(Tick(i), UnixNanos()).ok());
+  const int64_t now = UnixNanos();
+  auto job = store_->Read<json>([&](Db& db) { return QueryJob(db, "B", 1.0); });
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_NEAR((*job)["gpu_hours"].get<double>() * 3600, 600.0, 1e-9);
+  EXPECT_EQ((*job)["gpus"].size(), 1u);
+  EXPECT_EQ((*job)["gpus"][0]["gpu_model"], "A100");
+  EXPECT_DOUBLE_EQ((*job)["duration_s"].get<double>(), 600.0);
+  EXPECT_EQ(store_->Read<json>([&](Db& db) { return QueryJob(db, "nope", 1.0); }).status().code(),
+            StatusCode::kNotFound);
+  auto wasters = store_->Read<json>(
+      [&](Db& db) { return QueryTopWasters(db, now - 86400 * kSec, now, 1.0, 10); });
+  ASSERT_TRUE(wasters.ok());
+  EXPECT_EQ((*wasters)["jobs"][0]["job_id"], "B");
+  auto hosts = store_->Read<json>([&](Db& db) { return QueryHosts(db, now); });
+  ASSERT_TRUE(hosts.ok());
+  ASSERT_EQ((*hosts)["hosts"].size(), 1u);
+  EXPECT_EQ((*hosts)["hosts"][0]["gpu_count"], 2);
+  EXPECT_EQ((*hosts)["hosts"][0]["batches"], 61);
+}
+
+TEST_F(LedgerStoreTest, RetentionDropsOldMinutes) {
+  for (int i = 0; i <= 6; ++i) ASSERT_TRUE(store_->Ingest(Tick(i), UnixNanos()).ok());
+  ASSERT_TRUE(store_->ApplyRetention(UnixNanos() + 200LL * 86400 * kSec).ok());
+  auto n = store_->Read<int64_t>([](Db& db) -> StatusOr<int64_t> {
+    VIGIL_ASSIGN_OR_RETURN(Stmt st, db.Prepare("SELECT count(*) FROM ledger_minute"));
+    VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
+    return row ? st.Int(0) : -1;
+  });
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, 0);
+  // Hourly rollups outlive the minute rows.
+  EXPECT_NEAR(Attribution("team")["totals"]["gpu_hours"].get<double>() * 3600, 120, 1e-9);
+  ASSERT_TRUE(store_->ApplyRetention(UnixNanos() + 500LL * 86400 * kSec).ok());
+  EXPECT_NEAR(Attribution("team")["totals"]["gpu_hours"].get<double>(), 0, 1e-12);
+}
+
+}  // namespace
+}  // namespace vigil
+
+namespace vigil {
+namespace {
+
+TEST_F(LedgerStoreTest, BatchWithOnlyJobSamplesOfANewGpuIsAccepted) {
+  // A payload cut by the sample limit can hold a GPU's job counters without its GPU-level
+  // samples (no gpu_model label).
+  std::vector<IngestSample> s = {fleet_test::S("vigil_gpu_allocated_seconds_total", true,
+                                               {{"gpu_uuid", "G9"}, {"job_id", "Z"}}, 10, t0_)};
+  auto r = store_->Ingest(fleet_test::MakeBatch("h9", "only-jobs", 1, s), UnixNanos());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->duplicate);
+}
+
+}  // namespace
+}  // namespace vigil

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// Thin client of the vigil-fleet JSON API (docs/protocols.md "Fleet push").
+
+export async function api(path, params = {}) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  }
+  const qs = q.toString();
+  const res = await fetch(`/api/v1/${path}${qs ? `?${qs}` : ''}`, {
+    headers: { Accept: 'application/json' },
+  });
+  let body = null;
+  try {
+    body = await res.json();
+  } catch {
+    body = null;
+  }
+  if (!res.ok) {
+    const err = new Error((body && body.error) || `${res.status} ${res.statusText}`);
+    err.status = res.status;
+    throw err;
+  }
+  return body;
+}
+
+// The window selected in the header, as API parameters.
+export function windowParams(range) {
+  const bucket = range === '30d' ? '6h' : '1h';
+  return { since: range, bucket };
+}
+
+export const toSeconds = (rfc3339) => Math.floor(Date.parse(rfc3339) / 1000);

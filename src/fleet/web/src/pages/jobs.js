@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// Jobs list (by GPU-hours) and one job's page: efficiency over time, GPUs, identities, and the
+// traces and analyses recorded for it.
+import { api, toSeconds } from '../api.js';
+import { stackedBars, lines } from '../charts.js';
+import { h, card, kpi, empty, table } from '../dom.js';
+import * as f from '../format.js';
+
+const jobLink = (id) => h('a', { href: `#/job/${encodeURIComponent(id)}` }, id);
+
+export async function jobs(root, ctx) {
+  const [data, attr] = await Promise.all([
+    api('jobs', { since: ctx.range, limit: 500 }),
+    api('attribution', { by: 'job', since: ctx.range }),
+  ]);
+  if (!ctx.current()) return;
+  const price = attr.price_per_gpu_hour;
+  root.append(
+    h('div', { class: 'page-head' }, h('h1', {}, 'Jobs'),
+      h('p', { class: 'sub' }, `${data.jobs.length} jobs in ${f.when(data.since)} – ${f.when(data.until)}, by GPU-hours`)),
+    card('Jobs', null,
+      data.jobs.length
+        ? table(
+            [
+              { label: 'Job', cls: 'key', value: (j) => jobLink(j.job_id) },
+              { label: 'Team', value: (j) => f.label(j.team) },
+              { label: 'Model', value: (j) => f.label(j.model) },
+              { label: 'User', value: (j) => f.label(j.user) },
+              { label: 'GPUs', cls: 'num', value: (j) => String(j.gpus) },
+              { label: 'Duration', cls: 'num', value: (j) => f.duration(j.duration_s) },
+              { label: 'GPU-hours', cls: 'num', value: (j) => f.gpuHours(j.gpu_hours) },
+              { label: 'Busy', cls: 'num', value: (j) => f.pct(j.busy_gpu_hours, j.gpu_hours) },
+              { label: 'Held idle', cls: 'num', value: (j) => f.gpuHours(j.held_idle_gpu_hours) },
+              { label: 'Cost', cls: 'num', value: (j) => f.money(j.cost, price) },
+              { label: 'Last seen', value: (j) => f.when(j.last_seen) },
+            ],
+            data.jobs,
+            { onRowClick: (j) => ctx.navigate(`#/job/${encodeURIComponent(j.job_id)}`) },
+          )
+        : empty('No jobs', 'No job held a GPU in this window.')),
+  );
+}
+
+export async function job(root, ctx) {
+  const id = ctx.arg;
+  let j;
+  try {
+    j = await api(`jobs/${encodeURIComponent(id)}`);
+  } catch (e) {
+    if (e.status !== 404) throw e;
+    root.append(card(`Job ${id}`, null, empty('Unknown job', 'The ledger has no job with this id.')));
+    return;
+  }
+  if (!ctx.current()) return;
+  const who = j.identities[0] || {};
+  root.append(
+    h('div', { class: 'page-head' }, h('h1', {}, `Job ${j.job_id}`),
+      h('p', { class: 'sub' }, [f.label(who.team), f.label(who.model), f.label(who.user), who.framework || null, who.rule ? `identified by ${who.rule}` : null]
+        .filter(Boolean).join(' · '))),
+    h('div', { class: 'kpis' },
+      kpi('Duration', f.duration(j.duration_s), `${f.when(j.first_seen)} – ${f.when(j.last_seen)}`),
+      kpi('GPUs', String(j.gpus.length), [...new Set(j.gpus.map((g) => g.gpu_model))].join(', ')),
+      kpi('GPU-hours', f.gpuHours(j.gpu_hours), j.cost ? f.money(j.cost, 1) : null),
+      kpi('Mean SM activity', `${(100 * j.mean_sm_active_ratio).toFixed(1)}%`, 'busy / allocated', 'good'),
+      kpi('Held but idle', `${f.gpuHours(j.held_idle_gpu_hours)} GPU-h`, f.pct(j.held_idle_gpu_hours, j.gpu_hours), 'warn'),
+      kpi('FLOP/s (est.)', f.flops(j.mean_flops_estimated), j.mfu_ratio == null ? 'MFU: not reported' : `MFU ${(100 * j.mfu_ratio).toFixed(1)}%`),
+      kpi('Energy', f.kwh(j.energy_joules)),
+    ),
+  );
+  const hours = j.hours || [];
+  if (hours.length) {
+    const xs = hours.map((x) => toSeconds(x.hour));
+    const busy = hours.map((x) => x.busy_gpu_hours);
+    const held = hours.map((x) => x.held_idle_gpu_hours);
+    const other = hours.map((x) => Math.max(0, x.gpu_hours - x.busy_gpu_hours - x.held_idle_gpu_hours));
+    const eff = hours.map((x) => (x.gpu_hours > 0 ? (100 * x.busy_gpu_hours) / x.gpu_hours : null));
+    const split = h('div', { class: 'chart', id: 'chart-job-hours' });
+    const effChart = h('div', { class: 'chart', id: 'chart-job-eff' });
+    root.append(h('div', { class: 'row two' },
+      card('GPU-hours per hour', 'allocated time split by what the GPUs did', split),
+      card('Efficiency', 'busy share of allocated GPU time', effChart)));
+    stackedBars(split, ctx, {
+      xs, step: 3600, height: 240, yLabel: 'GPU-hours', fmt: (v) => `${f.gpuHours(v)} GPU-h`,
+      series: [
+        { label: 'busy', color: '#2563eb', values: busy },
+        { label: 'held but idle', color: '#f59e0b', values: held },
+        { label: 'other allocated', color: '#cbd5e1', values: other },
+      ],
+    });
+    lines(effChart, ctx, {
+      xs, step: 3600, height: 240, yRange: [0, 100], yLabel: '% busy', fmt: (v) => `${Math.round(v)}%`,
+      series: [{ label: 'busy / allocated', color: '#10b981', values: eff, fill: 'rgba(16,185,129,0.10)' }],
+    });
+  }
+  root.append(h('div', { class: 'row two' },
+    card('GPUs', `${j.gpus.length} GPUs`, table(
+      [
+        { label: 'Host', value: (g) => g.host },
+        { label: 'GPU', value: (g) => h('code', {}, g.gpu_uuid) },
+        { label: 'Model', value: (g) => g.gpu_model || '—' },
+      ], j.gpus)),
+    card('Traces and analyses', null, empty('No traces for this job yet',
+      'Traces collected by the fleet service from the job\'s daemons, and the vigil analyze results computed from them, are listed here once profiling as a service records them.'))));
+  if (j.identities.length > 1) {
+    root.append(card('Identities', 'the label sets this job id was seen with', table(
+      ['team', 'model', 'user', 'framework', 'rule'].map((k) => ({ label: k, value: (x) => f.label(x[k]) })), j.identities)));
+  }
+}

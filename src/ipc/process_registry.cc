@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ipc/process_registry.h"
+
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "base/file_util.h"
+#include "base/logging.h"
+#include "base/strings.h"
+
+namespace vigil {
+namespace {
+
+constexpr int kMaxChainDepth = 64;
+
+}  // namespace
+
+bool RegisteredProcess::MatchesJob(const std::string& job) const {
+  return job == job_id || job == std::to_string(kineto_job_id);
+}
+
+StatusOr<ProcStatusIds> ParseProcStatusIds(std::string_view status_text) {
+  ProcStatusIds ids;
+  bool have_ppid = false;
+  std::string_view line;
+  while (NextLine(&status_text, &line)) {
+    if (line.starts_with("NSpid:")) {
+      for (std::string_view field : SplitWhitespace(line.substr(6))) {
+        auto v = ParseInt64(field);
+        if (!v || *v <= 0) {
+          return InvalidArgumentError("bad NSpid line in status");
+        }
+        ids.ns_pids.push_back(static_cast<int32_t>(*v));
+      }
+    } else if (line.starts_with("PPid:")) {
+      auto v = ParseInt64(Trim(line.substr(5)));
+      if (!v || *v < 0) {
+        return InvalidArgumentError("bad PPid line in status");
+      }
+      ids.ppid = static_cast<int32_t>(*v);
+      have_ppid = true;
+    }
+  }
+  if (!have_ppid) {
+    return InvalidArgumentError("status has no PPid line");
+  }
+  return ids;
+}
+
+ProcessRegistry::ProcessRegistry(ProcessRegistryOptions options, IpcClock clock)
+    : options_(std::move(options)), clock_(std::move(clock)) {}
+
+StatusOr<ProcessRegistry::Claim> ProcessRegistry::VerifyClaim(const PeerCredentials& cred,
+                                                              const std::vector<int32_t>& pids) {
+  if (pids.empty()) {
+    return InvalidArgumentError("claim has no pid");
+  }
+  if (!options_.verify_credentials) {
+    return Claim{pids, pids};
+  }
+  if (cred.pid <= 0) {
+    return PermissionDeniedError("datagram carried no sender credentials");
+  }
+  const int64_t now = clock_();
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    auto it = claim_cache_.find(cred.pid);
+    if (it != claim_cache_.end() && it->second.claimed == pids &&
+        now - it->second.verified_ns < options_.claim_cache_ns) {
+      return it->second.claim;
+    }
+  }
+  auto claim = VerifyUncached(cred, pids);
+  if (claim.ok()) {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    if (claim_cache_.size() >= 2 * options_.max_processes) {
+      claim_cache_.clear();
+    }
+    claim_cache_[cred.pid] = CachedClaim{pids, *claim, now};
+  }
+  return claim;
+}
+
+StatusOr<ProcessRegistry::Claim> ProcessRegistry::VerifyUncached(const PeerCredentials& cred,
+                                                                 const std::vector<int32_t>& pids) {
+  // Walk the sender's ancestry in the daemon's namespace, noting each pid as the sender's
+  // namespace sees it (NSpid at the sender's depth).
+  std::vector<std::pair<int32_t, int32_t>> chain;  // (host pid, pid in the sender's namespace)
+  size_t depth = 0;
+  int32_t host = cred.pid;
+  for (int i = 0; i < kMaxChainDepth && host > 0; ++i) {
+    auto text =
+        ReadSmallFile(JoinPath(options_.proc_root, fmt::format("{}/status", host)), 64 << 10);
+    if (!text.ok()) {
+      break;
+    }
+    auto ids = ParseProcStatusIds(*text);
+    if (!ids.ok()) {
+      break;
+    }
+    if (ids->ns_pids.empty()) {
+      ids->ns_pids.push_back(host);  // Kernels before 4.1 have no NSpid: one namespace.
+    }
+    if (i == 0) {
+      depth = ids->ns_pids.size();
+    }
+    if (ids->ns_pids.size() < depth) {
+      break;  // Above the sender's namespace: invisible to it.
+    }
+    chain.emplace_back(host, ids->ns_pids[depth - 1]);
+    host = ids->ppid;
+  }
+  Claim claim;
+  if (chain.empty()) {
+    // The process is unreadable (gone, or another proc tree): trust only what the kernel said.
+    if (pids[0] != cred.pid) {
+      return PermissionDeniedError(fmt::format(
+          "claimed pid {} but the kernel says the sender is pid {}", pids[0], cred.pid));
+    }
+    claim.pids = {pids[0]};
+    claim.host_pids = {cred.pid};
+    counters_.dropped_ancestors += pids.size() - 1;
+    return claim;
+  }
+  if (pids[0] != chain[0].second && pids[0] != chain[0].first) {
+    return PermissionDeniedError(
+        fmt::format("claimed pid {} but the sender is pid {} (pid {} in its namespace)", pids[0],
+                    chain[0].first, chain[0].second));
+  }
+  claim.pids.push_back(pids[0]);
+  claim.host_pids.push_back(chain[0].first);
+  for (size_t i = 1; i < pids.size(); ++i) {
+    auto it = std::find_if(chain.begin() + 1, chain.end(),
+                           [&](const auto& link) { return link.second == pids[i]; });
+    if (it == chain.end()) {
+      ++counters_.dropped_ancestors;  // Not an ancestor: never let it widen the match.
+      continue;
+    }
+    claim.pids.push_back(pids[i]);
+    claim.host_pids.push_back(it->first);
+  }
+  return claim;
+}
+
+RegisteredProcess* ProcessRegistry::FindLocked(int32_t host_pid) {
+  auto it = by_host_pid_.find(host_pid);
+  return it == by_host_pid_.end() ? nullptr : &it->second;
+}
+
+RegisteredProcess* ProcessRegistry::Upsert(const Claim& claim, const PeerCredentials& cred,
+                                           int64_t job_id, const std::string& job_str,
+                                           const std::string& source, const IpcAddress& from,
+                                           bool* created) {
+  const int64_t now = clock_();
+  auto it = by_host_pid_.find(claim.host_pids[0]);
+  *created = it == by_host_pid_.end();
+  if (*created) {
+    if (by_host_pid_.size() >= options_.max_processes) {
+      ++counters_.registry_full;
+      return nullptr;
+    }
+    RegisteredProcess p;
+    p.host_pid = claim.host_pids[0];
+    p.registered_ns = now;
+    it = by_host_pid_.emplace(p.host_pid, std::move(p)).first;
+  }
+  RegisteredProcess& p = it->second;
+  p.pid = claim.pids[0];
+  p.uid = cred.uid;
+  p.pids = claim.pids;
+  p.host_pids = claim.host_pids;
+  p.kineto_job_id = job_id;
+  if (!job_str.empty()) {
+    p.job_id = job_str;
+  }
+  p.source = source;
+  p.last_seen_ns = now;
+  p.reply_to = from;
+  return &p;
+}
+
+StatusOr<int32_t> ProcessRegistry::RegisterContext(const PeerCredentials& cred,
+                                                   const KinetoContext& context,
+                                                   const IpcAddress& from) {
+  auto claim = VerifyClaim(cred, {context.pid});
+  if (!claim.ok()) {
+    ++counters_.refused_claims;
+    return claim.status();
+  }
+  std::string job = context.job_id != 0 ? std::to_string(context.job_id) : "";
+  if (job.empty() && options_.resolve_job_id) {
+    job = options_.resolve_job_id(claim->host_pids[0]);
+  }
+  std::optional<RegisteredProcess> fresh;
+  int32_t count = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    bool created = false;
+    RegisteredProcess* p = Upsert(*claim, cred, context.job_id, job, "kineto", from, &created);
+    if (p == nullptr) {
+      return ResourceExhaustedError("process registry is full");
+    }
+    p->gpus.insert(context.gpu);
+    for (const auto& [pid, other] : by_host_pid_) {
+      if (other.kineto_job_id == context.job_id && other.gpus.count(context.gpu) != 0) {
+        ++count;
+      }
+    }
+    if (created) {
+      fresh = *p;
+    }
+  }
+  if (fresh && options_.on_register) {
+    options_.on_register(*fresh);
+  }
+  return count;
+}
+
+StatusOr<std::string> ProcessRegistry::Poll(const PeerCredentials& cred,
+                                            const KinetoRequest& request, const IpcAddress& from) {
+  auto claim = VerifyClaim(cred, request.pids);
+  if (!claim.ok()) {
+    ++counters_.refused_claims;
+    return claim.status();
+  }
+  std::string job;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (RegisteredProcess* known = FindLocked(claim->host_pids[0]); known != nullptr) {
+      job = known->job_id;  // Resolved once, at registration.
+    }
+  }
+  if (job.empty()) {
+    job = request.job_id != 0 ? std::to_string(request.job_id) : "";
+    if (job.empty() && options_.resolve_job_id) {
+      job = options_.resolve_job_id(claim->host_pids[0]);
+    }
+  }
+  std::string config;
+  std::string delivered_trace;
+  std::optional<RegisteredProcess> fresh;
+  int32_t host_pid = claim->host_pids[0];
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    bool created = false;
+    RegisteredProcess* p = Upsert(*claim, cred, request.job_id, job, "kineto", from, &created);
+    if (p == nullptr) {
+      return ResourceExhaustedError("process registry is full");
+    }
+    if ((request.config_type & kKinetoConfigActivities) != 0 && !p->pending_config.empty()) {
+      config = p->pending_config + "\n";
+      p->pending_config.clear();
+      delivered_trace = p->trace_id;
+    }
+    if (created) {
+      fresh = *p;
+    }
+  }
+  if (fresh && options_.on_register) {
+    options_.on_register(*fresh);
+  }
+  if (!delivered_trace.empty() && observer_ != nullptr) {
+    observer_->OnDelivered(host_pid, delivered_trace, clock_());
+  }
+  return config;
+}
+
+StatusOr<RegisteredProcess> ProcessRegistry::RegisterClient(const PeerCredentials& cred,
+                                                            const ClientRegistration& reg,
+                                                            const IpcAddress& from) {
+  std::vector<int32_t> pids = reg.pids;
+  if (pids.empty() || pids[0] != reg.pid) {
+    pids.insert(pids.begin(), reg.pid);
+  }
+  auto claim = VerifyClaim(cred, pids);
+  if (!claim.ok()) {
+    ++counters_.refused_claims;
+    return claim.status();
+  }
+  std::string job = reg.job_id;
+  if (job.empty() && options_.resolve_job_id) {
+    job = options_.resolve_job_id(claim->host_pids[0]);
+  }
+  RegisteredProcess copy;
+  bool created = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    RegisteredProcess* p = Upsert(*claim, cred, 0, job, "vigil_client", from, &created);
+    if (p == nullptr) {
+      return ResourceExhaustedError("process registry is full");
+    }
+    p->team = reg.team;
+    p->model = reg.model;
+    p->framework = reg.framework;
+    p->peak_flops = reg.peak_flops;
+    if (reg.gpu >= 0) {
+      p->gpus.insert(reg.gpu);
+    }
+    copy = *p;
+  }
+  if (created && options_.on_register) {
+    options_.on_register(copy);
+  }
+  return copy;
+}
+
+StatusOr<std::string> ProcessRegistry::PollClient(const PeerCredentials& cred,
+                                                  const IpcAddress& from) {
+  std::string config;
+  std::string delivered_trace;
+  int32_t host_pid = cred.pid;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    RegisteredProcess* p = FindLocked(cred.pid);
+    if (p == nullptr) {
+      return NotFoundError(fmt::format("pid {} has not registered", cred.pid));
+    }
+    p->last_seen_ns = clock_();
+    p->reply_to = from;
+    if (!p->pending_config.empty()) {
+      config = p->pending_config;
+      p->pending_config.clear();
+      delivered_trace = p->trace_id;
+    }
+  }
+  if (!delivered_trace.empty() && observer_ != nullptr) {
+    observer_->OnDelivered(host_pid, delivered_trace, clock_());
+  }
+  return config;
+}
+
+StatusOr<RegisteredProcess> ProcessRegistry::Touch(const PeerCredentials& cred) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RegisteredProcess* p = FindLocked(cred.pid);
+  if (p == nullptr) {
+    return NotFoundError(fmt::format("pid {} has not registered", cred.pid));
+  }
+  p->last_seen_ns = clock_();
+  return *p;
+}
+
+std::vector<RegisteredProcess> ProcessRegistry::Match(const std::string& job,
+                                                      const std::set<int32_t>& pids) const {
+  const bool all_pids = pids.empty() || (pids.size() == 1 && *pids.begin() == 0);
+  std::vector<RegisteredProcess> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [host_pid, p] : by_host_pid_) {
+    if (!job.empty() && !p.MatchesJob(job)) {
+      continue;
+    }
+    bool hit = all_pids;
+    for (size_t i = 0; !hit && i < p.pids.size(); ++i) {
+      hit = pids.count(p.pids[i]) != 0 || pids.count(p.host_pids[i]) != 0;
+    }
+    if (hit) {
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+std::vector<RegisteredProcess> ProcessRegistry::Snapshot() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<RegisteredProcess> out;
+  out.reserve(by_host_pid_.size());
+  for (const auto& [host_pid, p] : by_host_pid_) {
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::optional<RegisteredProcess> ProcessRegistry::Find(int32_t host_pid) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_host_pid_.find(host_pid);
+  if (it == by_host_pid_.end()) {
+    return std::nullopt;
+  }
+  return it->second;
+}
+
+bool ProcessRegistry::Offer(int32_t host_pid, const std::string& config,
+                            const std::string& trace_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RegisteredProcess* p = FindLocked(host_pid);
+  if (p == nullptr || !p->trace_id.empty() || !p->pending_config.empty()) {
+    return false;
+  }
+  p->pending_config = config;
+  p->trace_id = trace_id;
+  return true;
+}
+
+void ProcessRegistry::Release(int32_t host_pid, const std::string& trace_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  RegisteredProcess* p = FindLocked(host_pid);
+  if (p != nullptr && p->trace_id == trace_id) {
+    p->trace_id.clear();
+    p->pending_config.clear();
+  }
+}
+
+void ProcessRegistry::Adopt(RegisteredProcess process) {
+  process.last_seen_ns = clock_();
+  std::lock_guard<std::mutex> lock(mu_);
+  const int32_t key = process.host_pid;
+  by_host_pid_[key] = std::move(process);
+}
+
+size_t ProcessRegistry::Expire() {
+  const int64_t now = clock_();
+  std::vector<std::pair<int32_t, std::string>> gone;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = by_host_pid_.begin(); it != by_host_pid_.end();) {
+      if (now - it->second.last_seen_ns > options_.expiry_ns) {
+        VIGIL_LOG_INFO("ipc process expired: pid={} job_id={}", it->second.pid,
+                       SanitizeForLog(it->second.job_id));
+        gone.emplace_back(it->first, it->second.trace_id);
+        it = by_host_pid_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  counters_.expired += gone.size();
+  {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    for (auto it = claim_cache_.begin(); it != claim_cache_.end();) {
+      it = now - it->second.verified_ns >= options_.claim_cache_ns ? claim_cache_.erase(it)
+                                                                   : std::next(it);
+    }
+  }
+  if (observer_ != nullptr) {
+    for (const auto& [host_pid, trace_id] : gone) {
+      if (!trace_id.empty()) {
+        observer_->OnExpired(host_pid, trace_id, now);
+      }
+    }
+  }
+  return gone.size();
+}
+
+size_t ProcessRegistry::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return by_host_pid_.size();
+}
+
+}  // namespace vigil

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ipc/trace_rpc.h"
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "base/strings.h"
+
+namespace vigil {
+namespace {
+
+nlohmann::json Error(const std::string& message) { return nlohmann::json{{"error", message}}; }
+
+// Job ids arrive as Dynolog's integer or as Vigil's string.
+bool ReadJobId(const nlohmann::json& request, std::string* out, std::string* error) {
+  auto it = request.find("job_id");
+  if (it == request.end() || it->is_null()) {
+    return true;
+  }
+  if (it->is_number_integer()) {
+    *out = std::to_string(it->get<int64_t>());
+    return true;
+  }
+  if (it->is_string() && it->get_ref<const std::string&>().size() <= 256) {
+    *out = it->get<std::string>();
+    return true;
+  }
+  *error = "job_id must be an integer or a string";
+  return false;
+}
+
+bool ReadPids(const nlohmann::json& request, std::set<int32_t>* out, std::string* error) {
+  auto it = request.find("pids");
+  if (it == request.end()) {
+    return true;
+  }
+  if (!it->is_array() || it->size() > 4096) {
+    *error = "pids must be an array of at most 4096 integers";
+    return false;
+  }
+  for (const auto& v : *it) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 0x7fffffff) {
+      *error = "pids must hold non-negative integers";
+      return false;
+    }
+    out->insert(v.get<int32_t>());
+  }
+  return true;
+}
+
+template <typename T>
+bool ReadNumber(const nlohmann::json& request, const char* key, T* out, std::string* error) {
+  auto it = request.find(key);
+  if (it == request.end() || it->is_null()) {
+    return true;
+  }
+  if (!it->is_number_integer()) {
+    *error = fmt::format("{} must be an integer", key);
+    return false;
+  }
+  *out = it->get<T>();
+  return true;
+}
+
+bool ReadBool(const nlohmann::json& request, const char* key, bool* out, std::string* error) {
+  auto it = request.find(key);
+  if (it == request.end() || it->is_null()) {
+    return true;
+  }
+  if (!it->is_boolean()) {
+    *error = fmt::format("{} must be true or false", key);
+    return false;
+  }
+  *out = it->get<bool>();
+  return true;
+}
+
+nlohmann::json StartReply(TraceService* service, const TraceSession& s) {
+  nlohmann::json reply = TraceSessionToJson(s);
+  size_t matched = s.processes.size() + s.busy.size();
+  reply["matched"] = matched;
+  reply["triggered"] = s.processes.size();
+  if (matched == 0) {
+    reply["why_nothing_matched"] = service->ExplainNoMatch(s.job_id, s.pids);
+  }
+  return reply;
+}
+
+}  // namespace
+
+nlohmann::json HandleSetKinetOnDemandRequest(TraceService* service, const nlohmann::json& request,
+                                             const CallerInfo& caller) {
+  // Dynolog answers {"status": "failed"} when config or pids is missing.
+  if (!request.contains("config") || !request.contains("pids") || !request["config"].is_string()) {
+    return nlohmann::json{{"status", "failed"}};
+  }
+  std::string job_id = "0";  // Dynolog's default.
+  std::set<int32_t> pids;
+  std::string error;
+  int process_limit = 1000;
+  if (!ReadJobId(request, &job_id, &error) || !ReadPids(request, &pids, &error) ||
+      !ReadNumber(request, "process_limit", &process_limit, &error)) {
+    return nlohmann::json{{"status", "failed with exception = " + error}};
+  }
+  auto session = service->StartRaw(job_id, pids, request["config"].get<std::string>(),
+                                   process_limit, caller.peer);
+  if (!session.ok()) {
+    return nlohmann::json{{"status", "failed: " + session.status().message()}};
+  }
+  std::vector<int32_t> matched;
+  std::vector<int32_t> triggered;
+  int busy = 0;
+  for (const TraceProcess& p : session->processes) {
+    matched.push_back(p.pid);
+    triggered.push_back(p.pid);
+  }
+  for (const auto& [pid, holder] : session->busy) {
+    matched.push_back(pid);
+    if (!holder.empty()) {
+      ++busy;
+    }
+  }
+  // Field for field what Dynolog's SimpleJsonServer sends (nlohmann orders keys alphabetically
+  // in both programs, so the bytes match too).
+  nlohmann::json reply;
+  reply["processesMatched"] = matched;
+  reply["eventProfilersTriggered"] = std::vector<int32_t>{};
+  reply["activityProfilersTriggered"] = triggered;
+  reply["eventProfilersBusy"] = 0;
+  reply["activityProfilersBusy"] = busy;
+  return reply;
+}
+
+nlohmann::json HandleVigilTraceStart(TraceService* service, const nlohmann::json& request,
+                                     const CallerInfo& caller) {
+  TraceRequest req;
+  req.caller = caller.peer;
+  std::string error;
+  if (!ReadJobId(request, &req.job_id, &error) || !ReadPids(request, &req.pids, &error) ||
+      !ReadNumber(request, "process_limit", &req.process_limit, &error) ||
+      !ReadNumber(request, "duration_ms", &req.duration_ms, &error) ||
+      !ReadNumber(request, "iterations", &req.iterations, &error) ||
+      !ReadNumber(request, "profile_start_time", &req.profile_start_time_ms, &error) ||
+      !ReadNumber(request, "start_delay_ms", &req.start_delay_ms, &error) ||
+      !ReadNumber(request, "profile_start_iteration_roundup", &req.profile_start_iteration_roundup,
+                  &error) ||
+      !ReadBool(request, "record_shapes", &req.record_shapes, &error) ||
+      !ReadBool(request, "profile_memory", &req.profile_memory, &error) ||
+      !ReadBool(request, "with_stacks", &req.with_stacks, &error) ||
+      !ReadBool(request, "with_flops", &req.with_flops, &error) ||
+      !ReadBool(request, "with_modules", &req.with_modules, &error)) {
+    return Error("vigilTraceStart: " + error);
+  }
+  if (auto it = request.find("log_file"); it != request.end() && it->is_string()) {
+    req.log_file = it->get<std::string>();
+  }
+  if (auto it = request.find("reason"); it != request.end() && it->is_string()) {
+    req.reason = SanitizeForLog(it->get<std::string>(), 200);
+  }
+  if (auto it = request.find("config"); it != request.end()) {
+    if (!it->is_object()) {
+      return Error("vigilTraceStart: config must be an object of KEY: value");
+    }
+    for (const auto& [key, value] : it->items()) {
+      std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+      Status s = ValidateKinetoEntry(key, text);
+      if (!s.ok()) {
+        return Error("vigilTraceStart: " + s.message());
+      }
+      req.extra.Set(key, text);
+    }
+  }
+  if (req.process_limit <= 0) {
+    return Error("vigilTraceStart: process_limit must be positive");
+  }
+  auto session = service->Start(req);
+  if (!session.ok()) {
+    return Error("vigilTraceStart: " + session.status().message());
+  }
+  return StartReply(service, *session);
+}
+
+void RegisterTraceMethods(RpcDispatcher* dispatcher, TraceService* service) {
+  dispatcher->Register(
+      "setKinetOnDemandRequest",
+      [service](const nlohmann::json& request, const CallerInfo& caller) {
+        return HandleSetKinetOnDemandRequest(service, request, caller);
+      },
+      RpcAccess::kControl);
+  dispatcher->Register(
+      "vigilTraceStart",
+      [service](const nlohmann::json& request, const CallerInfo& caller) {
+        return HandleVigilTraceStart(service, request, caller);
+      },
+      RpcAccess::kControl);
+  dispatcher->Register(
+      "vigilTraceStatus",
+      [service](const nlohmann::json& request, const CallerInfo&) {
+        auto id = request.find("trace_id");
+        if (id == request.end() || !id->is_string()) {
+          return Error("vigilTraceStatus: trace_id (string) is required");
+        }
+        auto session = service->Get(id->get<std::string>());
+        if (!session.ok()) {
+          return Error("vigilTraceStatus: " + session.status().message());
+        }
+        return TraceSessionToJson(*session);
+      },
+      RpcAccess::kRead);
+  dispatcher->Register(
+      "vigilTraceCancel",
+      [service](const nlohmann::json& request, const CallerInfo&) {
+        auto id = request.find("trace_id");
+        if (id == request.end() || !id->is_string()) {
+          return Error("vigilTraceCancel: trace_id (string) is required");
+        }
+        auto session = service->Cancel(id->get<std::string>());
+        if (!session.ok()) {
+          return Error("vigilTraceCancel: " + session.status().message());
+        }
+        return TraceSessionToJson(*session);
+      },
+      RpcAccess::kControl);
+  dispatcher->Register(
+      "vigilTraceList",
+      [service](const nlohmann::json&, const CallerInfo&) {
+        nlohmann::json sessions = nlohmann::json::array();
+        for (const TraceSession& s : service->List()) {
+          sessions.push_back(TraceSessionToJson(s));
+        }
+        nlohmann::json processes = nlohmann::json::array();
+        const int64_t now = service->registry()->Now();
+        for (const RegisteredProcess& p : service->registry()->Snapshot()) {
+          processes.push_back(RegisteredProcessToJson(p, now));
+        }
+        return nlohmann::json{{"sessions", std::move(sessions)},
+                              {"processes", std::move(processes)}};
+      },
+      RpcAccess::kRead);
+}
+
+}  // namespace vigil

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "rpc/rpc_client.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "base/file_util.h"
+#include "base/time_util.h"
+#include "rpc/framing.h"
+#include "rpc/net_util.h"
+
+namespace vigil {
+namespace {
+
+// Waits until `fd` is ready for `events` or the deadline passes.
+Status WaitFor(int fd, short events, int64_t deadline_mono_ns, const std::string& what) {
+  for (;;) {
+    const int64_t left = deadline_mono_ns - MonotonicNanos();
+    if (left <= 0) {
+      return DeadlineExceededError(what + ": timed out");
+    }
+    pollfd pfd{fd, events, 0};
+    const int rc = poll(&pfd, 1, static_cast<int>((left + kNanosPerMilli - 1) / kNanosPerMilli));
+    if (rc > 0) {
+      return OkStatus();
+    }
+    if (rc < 0 && errno != EINTR) {
+      return ErrnoStatus(errno, what);
+    }
+  }
+}
+
+}  // namespace
+
+std::string DefaultDaemonSocketPath() {
+  const uid_t uid = geteuid();
+  if (uid == 0) {
+    return "/run/vigil/vigild.sock";
+  }
+  const char* runtime_dir = getenv("XDG_RUNTIME_DIR");  // NOLINT(concurrency-mt-unsafe)
+  if (runtime_dir != nullptr && runtime_dir[0] == '/' && IsDirectory(runtime_dir)) {
+    return std::string(runtime_dir) + "/vigil/vigild.sock";
+  }
+  return fmt::format("/tmp/vigil-{}/vigild.sock", uid);
+}
+
+StatusOr<RpcClient> RpcClient::Connect(const std::string& target, int64_t deadline_ns) {
+  VIGIL_ASSIGN_OR_RETURN(ScopedFd fd, ConnectTo(target, deadline_ns));
+  return RpcClient(target, std::move(fd));
+}
+
+StatusOr<nlohmann::json> RpcClient::Call(const nlohmann::json& request, int64_t deadline_ns) {
+  const int64_t deadline = MonotonicNanos() + deadline_ns;
+  if (!fd_.valid()) {
+    return FailedPreconditionError("rpc " + target_ + ": connection already failed");
+  }
+  const std::string text = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  VIGIL_ASSIGN_OR_RETURN(std::string frame, EncodeFrame(text));
+  size_t sent = 0;
+  while (sent < frame.size()) {
+    VIGIL_RETURN_IF_ERROR(WaitFor(fd_.get(), POLLOUT, deadline, "send to " + target_));
+    const ssize_t n =
+        send(fd_.get(), frame.data() + sent, frame.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      continue;
+    }
+    if (n < 0) {
+      Status err = UnavailableError(fmt::format("send to {}: {}", target_, strerrordesc_np(errno)));
+      fd_.Reset();
+      return err;
+    }
+    sent += static_cast<size_t>(n);
+  }
+  FrameDecoder decoder(kMaxReplyBytes);
+  char buf[64 << 10];
+  for (;;) {
+    StatusOr<std::optional<std::string>> reply = decoder.Next();
+    if (!reply.ok()) {
+      fd_.Reset();
+      return DataLossError(fmt::format("reply from {}: {}", target_, reply.status().message()));
+    }
+    if (reply->has_value()) {
+      nlohmann::json doc = nlohmann::json::parse(**reply, nullptr, /*allow_exceptions=*/false);
+      if (doc.is_discarded()) {
+        return DataLossError("reply from " + target_ + " is not valid JSON");
+      }
+      return doc;
+    }
+    VIGIL_RETURN_IF_ERROR(WaitFor(fd_.get(), POLLIN, deadline, "reply from " + target_));
+    const ssize_t n = recv(fd_.get(), buf, sizeof(buf), MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+      continue;
+    }
+    if (n <= 0) {
+      Status err =
+          n == 0
+              ? UnavailableError("rpc " + target_ + ": connection closed before the reply")
+              : UnavailableError(fmt::format("recv from {}: {}", target_, strerrordesc_np(errno)));
+      fd_.Reset();
+      return err;
+    }
+    decoder.Append(std::string_view(buf, static_cast<size_t>(n)));
+  }
+}
+
+}  // namespace vigil

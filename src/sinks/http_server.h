@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// vigild's HTTP endpoint: GET /metrics (Prometheus text 0.0.4), /api/v1/latest, /api/v1/range,
+// /api/v1/status and /healthz (docs/protocols.md "HTTP API"). It owns routing, parameter parsing,
+// content types and error replies; what each endpoint answers comes from the HttpApi callbacks the
+// daemon supplies, so this file knows nothing of collectors or the store. Requests are served on a
+// small thread pool of its own; callbacks must be thread-safe. Start/Stop from one thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace httplib {
+class Server;
+}  // namespace httplib
+
+namespace vigil {
+
+struct HttpApi {
+  // Prometheus text exposition of the newest value of every series.
+  std::function<std::string()> metrics_text;
+  // {"series":[...]} for a selector (InvalidArgument for a bad selector).
+  std::function<StatusOr<nlohmann::json>(const std::string& selector)> latest;
+  std::function<StatusOr<nlohmann::json>(const std::string& selector, int64_t start_ns,
+                                         int64_t end_ns, int64_t step_ns)>
+      range;
+  std::function<nlohmann::json()> status;
+  // OK: /healthz answers 200 "ok"; otherwise 503 with the message.
+  std::function<Status()> health;
+};
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 9479;  // 0 = any free port (see port()).
+  size_t threads = 4;
+  int64_t default_range_ns = 300LL * 1000 * 1000 * 1000;  // start defaults to end - 5m.
+};
+
+class HttpServer {
+ public:
+  HttpServer(HttpServerOptions options, HttpApi api);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and starts serving; Unavailable when the address cannot be bound.
+  Status Start();
+  void Stop();
+  // The bound port (useful with port 0); -1 before Start().
+  int port() const { return port_; }
+
+ private:
+  void AddRoutes();
+
+  HttpServerOptions options_;
+  HttpApi api_;
+  std::unique_ptr<httplib::Server> server_;
+  int port_ = -1;
+  std::thread thread_;
+};
+
+}  // namespace vigil

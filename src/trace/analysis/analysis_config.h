@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// Settings shared by the analyses: HTA-compatibility, thresholds and kernel patterns. Every
+// threshold is documented in docs/trace-json-schema.md. Plain value type.
+// Owner: trace.
+#pragma once
+
+#include <cstdint>
+
+#include "trace/analysis/kernel_classifier.h"
+
+namespace vigil::trace {
+
+struct AnalysisConfig {
+  // Reproduce Holistic Trace Analysis: drop the last ProfilerStep (when there are several) and
+  // the GPU work launched outside the kept steps, round float timestamps to integer us (start up,
+  // end down), HTA's kernel classes and launch-call names.
+  bool hta_compat = false;
+  // Idle-time "kernel wait": a gap under this after the previous kernel, launch already issued.
+  // HTA documents 30 ns but compares it with us gaps, so its effective threshold is 30 us; we
+  // keep HTA's effective value as the default.
+  int64_t kernel_wait_threshold_ns = 30'000;
+  // Kernel breakdown: top-N kernels per class, and HTA's cumulative duration ratio.
+  int top_kernels = 5;
+  double duration_ratio = 0.8;
+  // Launch statistics (HTA's defaults): runtime call longer than this is an outlier; launch delay
+  // longer than this is an outlier; a "short" kernel runs for less than its launch call took.
+  int64_t runtime_cutoff_ns = 50'000;
+  int64_t launch_delay_cutoff_ns = 100'000;
+  // Launch-bound stretches: kernels up to this long whose launch arrived after the stream was free.
+  int64_t short_kernel_ns = 10'000;
+  // Cross-rank: a rank whose computation or step time is this much above the median straggles.
+  double straggler_pct = 10;
+  KernelClassifier classifier = KernelClassifier::Default();
+};
+
+}  // namespace vigil::trace

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "trace/analysis/critical_path.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "trace/model/linker.h"
+
+namespace vigil::trace {
+
+std::string CriticalPath::BoundBy() const {
+  std::pair<int64_t, const char*> parts[] = {{gpu_compute, "gpu_compute"},
+                                             {gpu_comm, "gpu_comm"},
+                                             {gpu_memory, "gpu_memory"},
+                                             {cpu, "cpu"},
+                                             {sync, "sync"},
+                                             {gaps, "gaps"}};
+  auto best = std::max_element(std::begin(parts), std::end(parts),
+                               [](const auto& a, const auto& b) { return a.first < b.first; });
+  return best->first > 0 ? best->second : "none";
+}
+
+namespace {
+
+// Events of one timeline sorted by end, to find "the last thing that finished before t".
+struct Timeline {
+  std::vector<uint32_t> rows;
+  std::vector<int64_t> ends;
+  // The latest-ending row with end <= t and row != self, or kNoIndex.
+  uint32_t Before(int64_t t, uint32_t self) const {
+    size_t k = static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), t) - ends.begin());
+    while (k > 0) {
+      --k;
+      if (rows[k] != self) return rows[k];
+    }
+    return kNoIndex;
+  }
+};
+
+Timeline Build(const EventTable& e, std::vector<uint32_t> rows) {
+  std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
+    return e.end(a) != e.end(b) ? e.end(a) < e.end(b) : a < b;
+  });
+  Timeline t;
+  t.rows = std::move(rows);
+  for (uint32_t r : t.rows) t.ends.push_back(e.end(r));
+  return t;
+}
+
+}  // namespace
+
+CriticalPath ComputeCriticalPath(const RankTrace& t, const KernelClassifier& classifier,
+                                 size_t max_nodes) {
+  const EventTable& e = t.events;
+  const Links& l = t.links;
+  CriticalPath out;
+  // Threads that launch GPU work, and the streams.
+  std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> threads;
+  std::map<std::pair<int32_t, int64_t>, std::vector<uint32_t>> streams;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    EventKind k = e.kind[i];
+    if (k == EventKind::kCpuOp || k == EventKind::kRuntime || k == EventKind::kDriver) {
+      threads[{e.pid[i], e.tid[i]}].push_back(i);
+    } else if (IsGpuKind(k)) {
+      streams[{e.device[i], e.stream[i]}].push_back(i);
+    }
+  }
+  std::unordered_map<uint32_t, const Timeline*> timeline_of;
+  std::vector<Timeline> lines;
+  lines.reserve(threads.size() + streams.size() + 1);
+  for (auto& [key, rows] : threads) lines.push_back(Build(e, rows));
+  for (auto& [key, rows] : streams) lines.push_back(Build(e, rows));
+  for (const Timeline& tl : lines) {
+    for (uint32_t r : tl.rows) timeline_of[r] = &tl;
+  }
+  Timeline all_gpu = Build(e, l.gpu);
+  // Start: the GPU event that ends last, else the CPU event that ends last.
+  uint32_t cur = all_gpu.rows.empty() ? kNoIndex : all_gpu.rows.back();
+  if (cur == kNoIndex) {
+    for (const Timeline& tl : lines) {
+      if (!tl.rows.empty() && (cur == kNoIndex || tl.ends.back() > e.end(cur)))
+        cur = tl.rows.back();
+    }
+  }
+  if (cur == kNoIndex) return out;
+  out.end = e.end(cur);
+  int64_t frontier = out.end;  // [frontier, end] is attributed
+  std::vector<uint8_t> visited(e.size(), 0);
+  while (cur != kNoIndex && !visited[cur] && out.rows.size() < max_nodes) {
+    visited[cur] = 1;
+    out.rows.push_back(cur);
+    int64_t top = std::min(frontier, e.end(cur));
+    out.gaps += frontier - top;
+    std::string_view name = t.strings.Get(e.name[cur]);
+    uint32_t next = kNoIndex;
+    if (IsGpuKind(e.kind[cur])) {
+      int64_t seg = std::max<int64_t>(0, top - e.ts[cur]);
+      switch (classifier.Classify(name, e.kind[cur])) {
+        case KernelClass::kComm:
+          out.gpu_comm += seg;
+          break;
+        case KernelClass::kMemory:
+          out.gpu_memory += seg;
+          break;
+        default:
+          out.gpu_compute += seg;
+          break;
+      }
+      frontier = std::min(top, e.ts[cur]);
+      uint32_t launch = l.launcher[cur];
+      auto it = timeline_of.find(cur);
+      uint32_t prev = it == timeline_of.end() ? kNoIndex : it->second->Before(e.ts[cur], cur);
+      // CPU-bound when the launch call ended after the stream became free.
+      next =
+          launch != kNoIndex && (prev == kNoIndex || e.end(launch) >= e.end(prev)) ? launch : prev;
+    } else if ((e.kind[cur] == EventKind::kRuntime || e.kind[cur] == EventKind::kDriver) &&
+               IsSyncName(name)) {
+      // Blocked on the GPU: the GPU work that finished last before the call returned.
+      uint32_t g = all_gpu.Before(e.end(cur), kNoIndex);
+      int64_t released =
+          g != kNoIndex && e.end(g) > e.ts[cur] ? std::min(e.end(g), top) : e.ts[cur];
+      out.sync += std::max<int64_t>(0, top - released);
+      frontier = released;
+      if (g != kNoIndex && e.end(g) > e.ts[cur]) {
+        next = g;
+      } else {
+        out.sync += std::max<int64_t>(0, released - e.ts[cur]);
+        frontier = std::min(frontier, e.ts[cur]);
+        auto it = timeline_of.find(cur);
+        next = it == timeline_of.end() ? kNoIndex : it->second->Before(e.ts[cur], cur);
+      }
+    } else {
+      out.cpu += std::max<int64_t>(0, top - e.ts[cur]);
+      frontier = std::min(top, e.ts[cur]);
+      auto it = timeline_of.find(cur);
+      next = it == timeline_of.end() ? kNoIndex : it->second->Before(e.ts[cur], cur);
+    }
+    cur = next;
+  }
+  out.start = frontier;
+  std::reverse(out.rows.begin(), out.rows.end());
+  return out;
+}
+
+}  // namespace vigil::trace

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "trace/analysis/rank_extras.h"
+
+namespace vigil::trace {
+
+void ComputeRankExtras(const RankTrace& t, const GpuView& view, const AnalysisConfig& config,
+                       RankExtras* out) {
+  out->memcpy = AnalyzeMemcpy(t);
+  out->syncs = AnalyzeSyncPoints(t);
+  out->launch_bound = AnalyzeLaunchBound(view, config.short_kernel_ns / view.unit_ns);
+  out->sequences = FindKernelSequences(view);
+  out->annotations = AnalyzeUserAnnotations(t);
+  out->memory = AnalyzeMemoryTimeline(t);
+  out->critical_path = ComputeCriticalPath(t, config.classifier);
+  out->efficiency = AnalyzeEfficiency(t, view);
+}
+
+}  // namespace vigil::trace

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+// excessive_sync: the CPU blocks on the GPU too often (cudaDeviceSynchronize,
+// cudaStreamSynchronize, .item(), .cpu(), blocking copies). Fires when synchronising calls take
+// more than `excessive_sync_pct` of the span or exceed `excessive_sync_count_per_step` in a step.
+#include <algorithm>
+
+#include "trace/insights/rule_helpers.h"
+
+namespace vigil::trace {
+
+void RuleExcessiveSync(const Report& report, const InsightThresholds& th,
+                       std::vector<Insight>* out) {
+  for (const RankReport& r : report.ranks) {
+    const SyncAnalysis& s = r.extras.syncs;
+    if (s.count == 0) continue;
+    int64_t window = SpanNs(r);
+    if (window <= 0) window = r.trace->links.last_end - r.trace->links.first_ts;
+    double pct = Pct(static_cast<double>(s.total_ns), static_cast<double>(window));
+    if (pct < th.excessive_sync_pct && s.max_per_step < th.excessive_sync_count_per_step) continue;
+    Insight in;
+    in.id = "excessive_sync";
+    in.severity = pct >= 4 * th.excessive_sync_pct ? Severity::kCritical : Severity::kWarning;
+    in.title = "Rank " + std::to_string(r.rank) + " synchronises with the GPU " +
+               std::to_string(s.count) + " times";
+    std::string causes;
+    std::vector<std::pair<int64_t, std::string>> by;
+    for (const auto& [cause, c] : s.by_cause) by.emplace_back(c.dur_ns, cause);
+    std::sort(by.rbegin(), by.rend());
+    for (size_t k = 0; k < std::min<size_t>(3, by.size()); ++k) {
+      causes += (k ? ", " : "") + by[k].second;
+    }
+    in.detail = "Blocked " + FormatMs(s.total_ns) + " in synchronising calls, mostly from " +
+                causes + "; up to " + std::to_string(s.max_per_step) + " per step.";
+    for (size_t k = 0; k < std::min<size_t>(5, s.longest.size()); ++k) {
+      Evidence e = RowEvidence(r, "sync call", s.longest[k].row);
+      if (s.longest[k].cause_row != kNoIndex) {
+        e.name += " in " +
+                  std::string(r.trace->strings.Get(r.trace->events.name[s.longest[k].cause_row]));
+      }
+      e.value = static_cast<double>(e.dur_ns);
+      in.evidence.push_back(e);
+    }
+    in.estimated_gain_pct = std::min(pct, 100.0);
+    in.recommendation =
+        "Avoid .item(), .cpu(), print(tensor) and torch.cuda.synchronize() inside the step; keep "
+        "metrics on the GPU and read them every N steps; use non_blocking copies.";
+    out->push_back(std::move(in));
+  }
+}
+
+}  // namespace vigil::trace

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// launch_bound: kernels are shorter than the CPU time to launch them and the GPU waits for each
+// launch. Fires when the share of such short kernels exceeds `launch_bound_short_pct` and there
+// are launch-bound stretches (or host-wait idle is a tenth of the span). Covers CUDA, driver, HIP
+// and graph launches.
+#include <algorithm>
+
+#include "trace/insights/rule_helpers.h"
+
+namespace vigil::trace {
+
+void RuleLaunchBound(const Report& report, const InsightThresholds& th, std::vector<Insight>* out) {
+  for (const RankReport& r : report.ranks) {
+    const LaunchBoundAnalysis& lb = r.extras.launch_bound;
+    if (lb.kernels < 20) continue;
+    double short_pct = Pct(static_cast<double>(lb.short_kernels), static_cast<double>(lb.kernels));
+    int64_t span = SpanNs(r);
+    double wait_pct =
+        Pct(static_cast<double>(lb.host_wait_gaps * r.unit_ns), static_cast<double>(span));
+    if (short_pct < th.launch_bound_short_pct || (lb.stretches.empty() && wait_pct < 10)) continue;
+    Insight in;
+    in.id = "launch_bound";
+    in.severity = wait_pct >= 25 ? Severity::kCritical : Severity::kWarning;
+    in.title = "Rank " + std::to_string(r.rank) + " is launch-bound";
+    in.detail = std::to_string(static_cast<int>(short_pct)) +
+                "% of kernels run shorter than their launch call; the GPU waited " +
+                FormatMs(lb.host_wait_gaps * r.unit_ns) + " for launches.";
+    for (size_t k = 0; k < std::min<size_t>(5, lb.stretches.size()); ++k) {
+      const LaunchBoundStretch& s = lb.stretches[k];
+      Evidence e;
+      e.what = "launch-bound stretch";
+      e.name = std::to_string(s.kernels) + " kernels on stream " + std::to_string(s.stream);
+      e.rank = r.rank;
+      e.ts_ns = s.start * r.unit_ns;
+      e.dur_ns = (s.end - s.start) * r.unit_ns;
+      e.value = static_cast<double>(s.kernels);
+      in.evidence.push_back(e);
+    }
+    in.estimated_gain_pct = std::min(wait_pct, 100.0);
+    in.recommendation =
+        "Capture the step in CUDA/HIP graphs (torch.cuda.graphs, torch.compile mode="
+        "\"reduce-overhead\"), fuse small kernels (torch.compile), or raise the batch size.";
+    out->push_back(std::move(in));
+  }
+}
+
+}  // namespace vigil::trace

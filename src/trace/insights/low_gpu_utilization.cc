@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// low_gpu_utilization: the GPU is idle for a large share of the analysed span. Fires when the busy
+// share (100 - idle %) is under `low_utilization_busy_pct`; evidence: the longest idle gaps.
+#include <algorithm>
+
+#include "trace/analysis/intervals.h"
+#include "trace/insights/rule_helpers.h"
+
+namespace vigil::trace {
+
+void RuleLowGpuUtilization(const Report& report, const InsightThresholds& th,
+                           std::vector<Insight>* out) {
+  for (const RankReport& r : report.ranks) {
+    if (!r.temporal.valid || r.temporal.kernel_time <= 0) continue;
+    double busy = 100.0 - r.temporal.Pct(r.temporal.idle);
+    if (busy >= th.low_utilization_busy_pct) continue;
+    std::vector<Span> spans;
+    for (size_t i = 0; i < r.view.size(); ++i) spans.emplace_back(r.view.ts[i], r.view.end(i));
+    std::vector<Span> merged = MergeSpans(std::move(spans));
+    std::vector<Span> gaps;
+    for (size_t k = 1; k < merged.size(); ++k)
+      gaps.emplace_back(merged[k - 1].second, merged[k].first);
+    std::sort(gaps.begin(), gaps.end(),
+              [](const Span& a, const Span& b) { return a.second - a.first > b.second - b.first; });
+    Insight in;
+    in.id = "low_gpu_utilization";
+    in.severity = busy < th.low_utilization_busy_pct / 2 ? Severity::kCritical : Severity::kWarning;
+    in.title = "GPU of rank " + std::to_string(r.rank) + " is busy only " +
+               std::to_string(static_cast<int>(busy)) + "% of the time";
+    const double idle_sum =
+        static_cast<double>(r.idle.host_wait + r.idle.kernel_wait + r.idle.other);
+    in.detail =
+        "Idle " + FormatMs(r.temporal.idle * r.unit_ns) + " of " +
+        FormatMs(r.temporal.kernel_time * r.unit_ns) + "; gaps between kernels (all " +
+        std::to_string(r.idle.streams.size()) + " streams): host wait " +
+        std::to_string(static_cast<int>(Pct(static_cast<double>(r.idle.host_wait), idle_sum))) +
+        "%, kernel wait " +
+        std::to_string(static_cast<int>(Pct(static_cast<double>(r.idle.kernel_wait), idle_sum))) +
+        "%, other " +
+        std::to_string(static_cast<int>(Pct(static_cast<double>(r.idle.other), idle_sum))) + "%.";
+    for (size_t k = 0; k < std::min<size_t>(5, gaps.size()); ++k) {
+      Evidence e;
+      e.what = "idle gap";
+      e.name = "GPU idle";
+      e.rank = r.rank;
+      e.ts_ns = gaps[k].first * r.unit_ns;
+      e.dur_ns = (gaps[k].second - gaps[k].first) * r.unit_ns;
+      e.value = static_cast<double>(e.dur_ns);
+      in.evidence.push_back(e);
+    }
+    in.estimated_gain_pct = th.low_utilization_busy_pct - busy;
+    in.recommendation =
+        r.idle.host_wait >= r.idle.other
+            ? "The CPU does not feed the GPU fast enough: see launch_bound, excessive_sync and "
+              "dataloader_bottleneck; larger batches, CUDA graphs or torch.compile help."
+            : "Look at what runs between GPU bursts (CPU work, I/O, synchronisation) in the "
+              "evidence gaps.";
+    out->push_back(std::move(in));
+  }
+}
+
+}  // namespace vigil::trace

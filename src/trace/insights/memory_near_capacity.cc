@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// memory_near_capacity: the caching allocator holds nearly all device memory (risk of OOM,
+// allocator retries and fragmentation). Fires when a device's peak exceeds
+// `memory_near_capacity_pct` of deviceProperties.totalGlobalMem.
+#include "trace/insights/rule_helpers.h"
+
+namespace vigil::trace {
+
+void RuleMemoryNearCapacity(const Report& report, const InsightThresholds& th,
+                            std::vector<Insight>* out) {
+  for (const RankReport& r : report.ranks) {
+    for (const DeviceMemory& d : r.extras.memory) {
+      if (d.peak_pct < th.memory_near_capacity_pct) continue;
+      Insight in;
+      in.id = "memory_near_capacity";
+      in.severity = d.peak_pct >= 97 ? Severity::kCritical : Severity::kWarning;
+      in.title = "GPU " + std::to_string(d.device_id) + " of rank " + std::to_string(r.rank) +
+                 " peaks at " + std::to_string(static_cast<int>(d.peak_pct)) + "% of its memory";
+      in.detail = "Peak allocated " + std::to_string(d.peak_allocated >> 20) + " MiB, reserved " +
+                  std::to_string(d.peak_reserved >> 20) + " MiB of " +
+                  std::to_string(d.capacity >> 20) + " MiB.";
+      Evidence e;
+      e.what = "memory peak";
+      e.name = "device " + std::to_string(d.device_id);
+      e.rank = r.rank;
+      e.ts_ns = d.peak_ts;
+      e.value = static_cast<double>(d.peak_allocated);
+      in.evidence.push_back(e);
+      in.estimated_gain_pct = 0;
+      in.recommendation =
+          "Use activation checkpointing, a smaller micro-batch, FSDP/ZeRO sharding, or "
+          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation.";
+      out->push_back(std::move(in));
+    }
+  }
+}
+
+}  // namespace vigil::trace

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "trace/model/linker.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+namespace vigil::trace {
+
+bool IsGraphLaunchName(std::string_view n) {
+  return n == "cudaGraphLaunch" || n == "hipGraphLaunch" || n == "cudaGraphLaunch_v10000";
+}
+
+bool IsLaunchName(std::string_view n) {
+  return n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" || n == "cuLaunchKernel" ||
+         n == "cuLaunchKernelEx" || n == "cudaLaunchCooperativeKernel" || n == "hipLaunchKernel" ||
+         n == "hipExtModuleLaunchKernel" || n == "hipModuleLaunchKernel" ||
+         n == "hipExtLaunchKernel" || n == "cudaMemcpyAsync" || n == "cudaMemsetAsync" ||
+         n == "cudaMemcpy" || n == "cudaMemset" || n == "hipMemcpyAsync" || n == "hipMemsetAsync" ||
+         n == "hipMemcpy" || n == "hipMemcpyWithStream" || n == "hipMemset" ||
+         n == "cudaLaunchKernel_v7000" || IsGraphLaunchName(n) ||
+         n == "runFunction - job_prep_and_submit_for_execution";
+}
+
+bool IsSyncName(std::string_view n) {
+  return n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize" ||
+         n == "cudaEventSynchronize" || n == "hipDeviceSynchronize" ||
+         n == "hipStreamSynchronize" || n == "hipEventSynchronize" || n == "cudaMemcpy" ||
+         n == "hipMemcpy" || n == "cudaStreamWaitEvent" || n == "hipMemcpyWithStream";
+}
+
+namespace {
+
+void BuildTree(RankTrace* t) {
+  const EventTable& e = t->events;
+  Links& l = t->links;
+  l.parent.assign(e.size(), kNoIndex);
+  std::vector<uint32_t> cpu;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (IsCpuSideKind(e.kind[i])) cpu.push_back(i);
+  }
+  std::sort(cpu.begin(), cpu.end(), [&](uint32_t a, uint32_t b) {
+    if (e.pid[a] != e.pid[b]) return e.pid[a] < e.pid[b];
+    if (e.tid[a] != e.tid[b]) return e.tid[a] < e.tid[b];
+    if (e.ts[a] != e.ts[b]) return e.ts[a] < e.ts[b];
+    if (e.dur[a] != e.dur[b]) return e.dur[a] > e.dur[b];
+    return a < b;
+  });
+  std::vector<uint32_t> stack;
+  for (size_t k = 0; k < cpu.size(); ++k) {
+    uint32_t i = cpu[k];
+    if (k > 0) {
+      uint32_t prev = cpu[k - 1];
+      if (e.pid[prev] != e.pid[i] || e.tid[prev] != e.tid[i]) stack.clear();
+    }
+    while (!stack.empty() && e.end(stack.back()) <= e.ts[i]) stack.pop_back();
+    // A child must end inside its parent; a partial overlap is not nesting.
+    while (!stack.empty() && e.end(i) > e.end(stack.back())) stack.pop_back();
+    if (!stack.empty()) l.parent[i] = stack.back();
+    stack.push_back(i);
+  }
+}
+
+}  // namespace
+
+void LinkTrace(RankTrace* t) {
+  const EventTable& e = t->events;
+  Links& l = t->links;
+  l = Links();
+  l.launcher.assign(e.size(), kNoIndex);
+  std::unordered_map<int64_t, uint32_t> by_corr;
+  by_corr.reserve(e.size() / 4 + 16);
+  bool hip = false, cuda = false;
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    EventKind k = e.kind[i];
+    if ((k == EventKind::kRuntime || k == EventKind::kDriver) && e.correlation[i] >= 0) {
+      // The runtime call wins over a driver call with the same correlation.
+      auto [it, inserted] = by_corr.emplace(e.correlation[i], i);
+      if (!inserted && k == EventKind::kRuntime && e.kind[it->second] == EventKind::kDriver) {
+        it->second = i;
+      }
+      std::string_view n = t->strings.Get(e.name[i]);
+      if (n.substr(0, 3) == "hip") hip = true;
+      if (n.substr(0, 4) == "cuda") cuda = true;
+      if (IsGraphLaunchName(n)) l.graph_launches.push_back(i);
+    }
+    if (IsGpuKind(k)) l.gpu.push_back(i);
+  }
+  t->meta.runtime_family = hip ? "hip" : (cuda ? "cuda" : "");
+  std::sort(l.gpu.begin(), l.gpu.end(),
+            [&](uint32_t a, uint32_t b) { return e.ts[a] != e.ts[b] ? e.ts[a] < e.ts[b] : a < b; });
+  std::vector<uint8_t> launched(e.size(), 0);
+  std::map<std::pair<int32_t, int64_t>, size_t> stream_index;
+  std::vector<int64_t> stream_last_end;
+  for (uint32_t i : l.gpu) {
+    auto it = e.correlation[i] >= 0 ? by_corr.find(e.correlation[i]) : by_corr.end();
+    if (it != by_corr.end()) {
+      l.launcher[i] = it->second;
+      launched[it->second] = 1;
+      if (IsGraphLaunchName(t->strings.Get(e.name[it->second]))) ++l.graph_kernels;
+    } else {
+      ++t->quality.gpu_without_launch;
+    }
+    auto key = std::make_pair(e.device[i], e.stream[i]);
+    auto [sit, inserted] = stream_index.emplace(key, l.streams.size());
+    if (inserted) {
+      l.streams.push_back(StreamInfo{e.device[i], e.stream[i], 0, 0});
+      stream_last_end.push_back(INT64_MIN);
+    }
+    StreamInfo& s = l.streams[sit->second];
+    ++s.events;
+    s.busy_ns += e.dur[i];
+    if (e.ts[i] < stream_last_end[sit->second]) ++t->quality.overlapping_kernels_same_stream;
+    stream_last_end[sit->second] = std::max(stream_last_end[sit->second], e.end(i));
+  }
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if ((e.kind[i] == EventKind::kRuntime || e.kind[i] == EventKind::kDriver) && !launched[i]) {
+      std::string_view n = t->strings.Get(e.name[i]);
+      if (IsLaunchName(n) && n != "cudaMemcpy" && n != "hipMemcpy") {
+        ++t->quality.launches_without_gpu;
+      }
+    }
+  }
+  // Profiler steps.
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (e.kind[i] != EventKind::kCpuOp && e.kind[i] != EventKind::kUserAnnotation) continue;
+    std::string_view n = t->strings.Get(e.name[i]);
+    if (n.rfind("ProfilerStep#", 0) != 0) continue;
+    Step s;
+    s.number = std::atoll(std::string(n.substr(13)).c_str());
+    s.ts = e.ts[i];
+    s.dur = e.dur[i];
+    s.row = i;
+    l.steps.push_back(s);
+  }
+  std::sort(l.steps.begin(), l.steps.end(),
+            [](const Step& a, const Step& b) { return a.ts < b.ts; });
+  if (e.size() > 0) {
+    l.first_ts = INT64_MAX;
+    l.last_end = INT64_MIN;
+    for (uint32_t i = 0; i < e.size(); ++i) {
+      if (e.kind[i] == EventKind::kTraceSpan) continue;
+      l.first_ts = std::min(l.first_ts, e.ts[i]);
+      l.last_end = std::max(l.last_end, e.end(i));
+    }
+    if (l.first_ts == INT64_MAX) l.first_ts = l.last_end = 0;
+  }
+  BuildTree(t);
+}
+
+}  // namespace vigil::trace

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// `vigil analyze --json FILE`: the versioned report documented in docs/trace-json-schema.md.
+// Times are microseconds written as decimals with exactly three digits after the point, so they
+// carry nanosecond precision. Pure function of a Report.
+// Owner: trace.
+#pragma once
+
+#include <string>
+
+#include "trace/analyzer.h"
+#include "trace/report/json_writer.h"
+
+namespace vigil::trace {
+
+inline constexpr int kJsonSchemaVersion = 1;
+
+std::string RenderJsonReport(const Report& report, bool pretty = true);
+
+// Parts shared with json_report_extras.cc.
+void WriteRankExtras(const RankReport& rank, JsonWriter* w);
+void WriteDataQuality(const DataQuality& q, JsonWriter* w);
+void WriteInsights(const Report& report, JsonWriter* w);
+void WriteCrossRank(const CrossRank& cross, JsonWriter* w);
+
+}  // namespace vigil::trace

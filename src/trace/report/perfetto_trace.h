@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// `vigil analyze --perfetto FILE`: an augmented Chrome-trace JSON that opens in Perfetto UI: the
+// trace's events (ranks as separate processes), kernels that overlap on one stream moved to extra
+// "overlap" tracks so none is lost, counters (GPU busy, memory allocated), the critical path as
+// flow arrows, and the insights' evidence as instant events. Pure function of a Report.
+// Owner: trace.
+#pragma once
+
+#include <string>
+
+#include "trace/analyzer.h"
+
+namespace vigil::trace {
+
+std::string RenderPerfettoTrace(const Report& report);
+
+}  // namespace vigil::trace

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// The terminal summary of `vigil analyze`: a page a person reads in 30 seconds (per rank: where
+// GPU time goes, why it idles, top kernels, launches/syncs/copies, critical path; then the
+// insights with their evidence and fix; then data quality). Pure function of a Report.
+// Owner: trace.
+#pragma once
+
+#include <string>
+
+#include "trace/analyzer.h"
+
+namespace vigil::trace {
+
+struct TextOptions {
+  size_t max_ranks = 8;  // ranks shown in detail (the rest in the cross-rank table)
+  size_t top_kernels = 5;
+  size_t max_insights = 10;
+};
+
+std::string RenderTextSummary(const Report& report, const TextOptions& options = {});
+
+// "12.35 ms", "830.00 us", "1.20 s".
+std::string FormatDuration(int64_t ns);
+
+}  // namespace vigil::trace

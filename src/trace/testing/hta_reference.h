@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Test helper: compares a rank analysed with --hta-compat against a Holistic Trace Analysis
+// reference output (hta_reference/*.hta.json) and lists every value more than 0.5 % off.
+// Test-only.
+// Owner: trace.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trace/analyzer.h"
+
+namespace vigil::trace::testing {
+
+struct HtaComparison {
+  bool loaded = false;
+  std::vector<std::string> mismatches;
+  std::vector<std::string> hta_errors;  // analyses HTA itself failed on ({"error": ...})
+  int compared = 0;                     // number of values compared
+};
+
+HtaComparison CompareWithHta(const RankReport& rank, const std::string& reference_json_path);
+
+}  // namespace vigil::trace::testing

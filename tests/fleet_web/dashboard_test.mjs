@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end test of the vigil-fleet dashboard: starts the built vigil-fleet on a free loopback
+// port with an empty ledger, pushes a small fleet through POST /api/v1/ingest, then drives
+// Debian's Chromium (playwright-core, no browser download) through every page: pages load, the
+// charts draw the pushed data, the attribution drill-down works, and the console stays clean.
+// Exit 0: pass, 1: fail, 77: skipped (no chromium / playwright-core).
+//
+// Environment: VIGIL_FLEET_BIN (the vigil-fleet binary), VIGIL_WEB_NODE_MODULES (where
+// playwright-core is installed), VIGIL_CHROMIUM (default /usr/bin/chromium), VIGIL_WEB_OUT
+// (where screenshots go; default a temp dir).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { HOSTS, JOBS, TEAMS, makeBatches, toJson } from './fleet_dataset.mjs';
+
+const SKIP = 77;
+const chromiumPath = process.env.VIGIL_CHROMIUM || '/usr/bin/chromium';
+const fleetBin = process.env.VIGIL_FLEET_BIN;
+const nodeModules = process.env.VIGIL_WEB_NODE_MODULES;
+
+function skip(why) {
+  console.log(`SKIPPED: ${why}`);
+  process.exit(SKIP);
+}
+if (!existsSync(chromiumPath)) skip(`no Chromium at ${chromiumPath} (install the Debian package chromium)`);
+if (!nodeModules || !existsSync(join(nodeModules, 'playwright-core'))) {
+  skip(`playwright-core is not installed under ${nodeModules} (build the vigil_fleet_web target first)`);
+}
+if (!fleetBin || !existsSync(fleetBin)) {
+  console.error(`FAIL: vigil-fleet binary not found: ${fleetBin}`);
+  process.exit(1);
+}
+const { chromium } = createRequire(resolve(nodeModules, 'x.js'))('playwright-core');
+
+const work = mkdtempSync(join(tmpdir(), 'vigil-web-'));
+const outDir = process.env.VIGIL_WEB_OUT || work;
+mkdirSync(outDir, { recursive: true });
+const failures = [];
+const check = (ok, what) => {
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
+  if (!ok) failures.push(what);
+};
+
+async function until(what, fn, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+}
+
+function startFleet() {
+  const proc = spawn(fleetBin, ['serve', '--listen', '127.0.0.1:0', '--db', join(work, 'fleet.db'),
+    '--price-per-gpu-hour', '2.5', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const port = new Promise((resolve, reject) => {
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
+      if (m) resolve(Number(m[1]));
+    });
+    proc.on('exit', (code) => reject(new Error(`vigil-fleet exited with ${code} before listening`)));
+  });
+  return { proc, port };
+}
+
+// Counts the pixels of a canvas within `tol` of an RGB colour (or matching a predicate).
+function countPixels(page, selector, match) {
+  return page.evaluate(([sel, m]) => {
+    const pred = typeof m === 'string' ? new Function('r', 'g', 'b', `return ${m};`) : null;
+    let n = 0;
+    for (const c of document.querySelectorAll(sel)) {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      for (let i = 0; i < d.length; i += 4) {
+        if (d[i + 3] < 200) continue;
+        if (pred ? pred(d[i], d[i + 1], d[i + 2])
+          : Math.abs(d[i] - m[0]) <= 6 && Math.abs(d[i + 1] - m[1]) <= 6 && Math.abs(d[i + 2] - m[2]) <= 6) n++;
+      }
+    }
+    return n;
+  }, [selector, match]);
+}
+
+async function main() {
+  const { proc, port: portP } = startFleet();
+  let context;
+  try {
+    const port = await Promise.race([portP, new Promise((_, rej) => setTimeout(() => rej(new Error('vigil-fleet did not print its port in 20 s')), 20000))]);
+    const base = `http://127.0.0.1:${port}`;
+    await until('/healthz', async () => (await fetch(`${base}/healthz`)).ok, 20000);
+
+    // Push the fleet.
+    const batches = makeBatches(Math.floor(Date.now() / 1000));
+    let samples = 0;
+    for (const b of batches) {
+      const res = await fetch(`${base}/api/v1/ingest`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: toJson(b) });
+      const body = await res.json();
+      if (!res.ok || !body.accepted) throw new Error(`ingest of ${b.batch_id}: ${res.status} ${JSON.stringify(body)}`);
+      samples += body.samples;
+    }
+    console.log(`pushed ${batches.length} batches, ${samples} samples from ${HOSTS.length} hosts`);
+    const attr = await (await fetch(`${base}/api/v1/attribution?by=team&since=24h`)).json();
+    const teamsInLedger = attr.rows.map((r) => r.key);
+    check(TEAMS.every((t) => teamsInLedger.includes(t)), `ledger has the teams pushed (${teamsInLedger.join(', ')})`);
+
+    const index = await fetch(`${base}/`);
+    check(index.ok && index.headers.get('content-type').startsWith('text/html'), 'GET / serves index.html');
+    const missing = await fetch(`${base}/assets/nope.js`);
+    check(missing.status === 404, 'an unknown asset is 404');
+
+    context = await chromium.launchPersistentContext(join(work, 'profile'), {
+      executablePath: chromiumPath,
+      headless: true,
+      viewport: { width: 1280, height: 800 },
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    const page = context.pages()[0] || (await context.newPage());
+    const problems = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`);
+      if (!r.url().startsWith(base)) problems.push(`request outside the service: ${r.url()}`);
+    });
+    const ready = (name) => page.waitForFunction(
+      (n) => document.body.dataset.page === n && document.body.dataset.state !== 'loading', name, { timeout: 15000 });
+    const state = () => page.evaluate(() => document.body.dataset.state);
+    const open = async (hash, name) => {
+      await page.goto(`${base}/${hash}`);
+      await ready(name);
+      check((await state()) === 'ready', `page ${name} loads (${hash})`);
+    };
+
+    // Overview.
+    await open('#/overview', 'overview');
+    const legend = await page.$$eval('#chart-teams .u-legend .u-series .u-label', (els) => els.map((e) => e.textContent));
+    check(TEAMS.every((t) => legend.includes(t)), `overview legend lists the teams (${legend.join(', ')})`);
+    const teamColours = [[37, 99, 235], [245, 158, 11], [16, 185, 129]];
+    for (const [i, c] of teamColours.entries()) {
+      const n = await countPixels(page, '#chart-teams canvas', c);
+      check(n > 300, `overview: bars of team #${i + 1} drawn (${n} px)`);
+    }
+    const busyLine = await countPixels(page, '#chart-util canvas', [37, 99, 235]);
+    check(busyLine > 100, `overview: utilisation line drawn (${busyLine} px)`);
+    const kpi = await page.$eval('.kpi .kpi-value', (e) => e.textContent);
+    check(Number.parseFloat(kpi) > 10, `overview: GPU-hours total shown (${kpi})`);
+    const wasters = await page.$$eval('.card table.grid tbody tr', (rows) => rows.map((r) => r.textContent));
+    check(wasters.some((t) => t.includes('1002')), 'overview: the held-idle job 1002 is among the top wasters');
+    await page.screenshot({ path: join(outDir, 'overview.png'), fullPage: true });
+
+    // Attribution drill-down: team -> model -> user -> job -> job page.
+    await open('#/attribution', 'attribution');
+    const rowKeys = () => page.$$eval('#page-attribution tbody tr td.key', (tds) => tds.map((t) => t.textContent));
+    const top = await rowKeys();
+    check(TEAMS.every((t) => top.includes(t)), `attribution lists the teams (${top.join(', ')})`);
+    const drill = async (key, crumb) => {
+      await page.click(`#page-attribution tbody tr.drill:has(td.key:text-is("${key}"))`);
+      await page.waitForFunction((c) => document.body.dataset.state === 'ready'
+        && document.querySelector('#crumbs .here')?.textContent === c, crumb, { timeout: 10000 });
+      return rowKeys();
+    };
+    await page.screenshot({ path: join(outDir, 'attribution.png'), fullPage: true });
+    const models = await drill('search', 'Team: search');
+    check(models.length === 2 && models.includes('llama-70b') && models.includes('bert-large'),
+      `drill-down to team search shows its models (${models.join(', ')})`);
+    const users = await drill('llama-70b', 'Model: llama-70b');
+    check(users.length === 1 && users[0] === 'alice', `drill-down to model llama-70b shows its user (${users.join(', ')})`);
+    const jobs = await drill('alice', 'User: alice');
+    check(jobs.length === 1 && jobs[0] === '1001', `drill-down to user alice shows job 1001 (${jobs.join(', ')})`);
+    await page.click('#page-attribution tbody tr.drill');
+    await ready('job');
+    check(page.url().endsWith('#/job/1001'), `a job row opens the job page (${page.url()})`);
+
+    // Job page.
+    await open('#/job/1002', 'job');
+    const jobBusy = await countPixels(page, '#chart-job-hours canvas', [37, 99, 235]);
+    const jobHeld = await countPixels(page, '#chart-job-hours canvas', [245, 158, 11]);
+    check(jobBusy > 200 && jobHeld > 200, `job page: busy and held-idle bars drawn (${jobBusy}, ${jobHeld} px)`);
+    const eff = await countPixels(page, '#chart-job-eff canvas', [16, 185, 129]);
+    check(eff > 50, `job page: efficiency line drawn (${eff} px)`);
+    await page.screenshot({ path: join(outDir, 'job.png'), fullPage: true });
+    const gpuRows = await page.$$eval('code', (els) => els.map((e) => e.textContent).filter((t) => t.startsWith('GPU-')));
+    check(gpuRows.length === 4, `job page lists the job's 4 GPUs (${gpuRows.length})`);
+
+    // Heatmap: one row per host, coloured cells.
+    await open('#/heatmap', 'heatmap');
+    const blue = await countPixels(page, '#heatmap', 'b > 150 && b - r > 60');
+    check(blue > 2000, `heatmap cells drawn (${blue} px)`);
+    await page.screenshot({ path: join(outDir, 'heatmap.png'), fullPage: true });
+    const heldView = await page.$('.seg a[href="#/heatmap?metric=held"]');
+    check(Boolean(heldView), 'heatmap offers the held-but-idle view');
+
+    // Jobs and workflows.
+    await open('#/jobs', 'jobs');
+    const jobCount = await page.$$eval('#page-jobs tbody tr', (r) => r.length);
+    check(jobCount === JOBS.length, `jobs page lists ${JOBS.length} jobs (${jobCount})`);
+    await open('#/workflows', 'workflows');
+    const wfText = await page.textContent('#page-workflows');
+    await page.screenshot({ path: join(outDir, 'workflows.png'), fullPage: true });
+    check(wfText.includes('vigil analyze') && wfText.includes('pytorch') && wfText.includes('jax'),
+      'workflows page explains what feeds it and shows GPU-hours by framework');
+
+    check(problems.length === 0, `no console errors or failed requests${problems.length ? `: ${problems.join(' | ')}` : ''}`);
+    console.log(`screenshots in ${outDir}`);
+  } finally {
+    if (context) await context.close().catch(() => {});
+    proc.kill('SIGTERM');
+    await new Promise((r) => (proc.exitCode !== null ? r() : proc.on('exit', r)));
+  }
+}
+
+main()
+  .catch((e) => {
+    failures.push(e.stack || String(e));
+    console.error(e.stack || String(e));
+  })
+  .finally(() => {
+    if (failures.length) {
+      console.error(`${failures.length} check(s) failed; ledger and profile kept in ${work}`);
+      process.exit(1);
+    }
+    rmSync(work, { recursive: true, force: true });
+    console.log('PASS');
+  });

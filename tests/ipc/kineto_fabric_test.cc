@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end over real sockets: the spec-built Kineto client against FabricServer.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "base/file_util.h"
+#include "ipc/fabric_server.h"
+#include "ipc/ipc_test_util.h"
+#include "ipc/trace_rpc.h"
+#include "ipc/trace_sessions.h"
+#include "kineto_spec_client.h"
+
+namespace vigil {
+namespace {
+
+using testing_util::KinetoSpecClient;
+using testing_util::OwnAncestorPids;
+
+constexpr int64_t kSecond = 1000000000;
+
+bool WaitFor(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+class FabricTest : public ::testing::Test {
+ protected:
+  void StartDaemon(bool verify = true, std::string socket_dir = "") {
+    ProcessRegistryOptions ro;
+    ro.verify_credentials = verify;
+    registry_ = std::make_unique<ProcessRegistry>(ro, clock_.Fn());
+    TraceServiceOptions to;
+    to.trace_root = root_.path() + "/traces";
+    to.max_starts_per_minute = 0;
+    service_ = std::make_unique<TraceService>(to, registry_.get());
+    server_ = std::make_unique<FabricServer>(registry_.get(), nullptr);
+    options_.ipc_name = fmt::format("vigil-fabric-test-{}-{}", getpid(), ++serial_);
+    options_.socket_dir = socket_dir;
+    ASSERT_TRUE(server_->Start(options_).ok());
+  }
+
+  std::unique_ptr<KinetoSpecClient> Client(const std::string& tag) {
+    // Kineto names itself "dynoconfigclient" + a UUID; any unique name works the same.
+    auto c = std::make_unique<KinetoSpecClient>(
+        fmt::format("dynoconfigclient-{}-{}-{}", getpid(), serial_, tag), options_.ipc_name,
+        options_.socket_dir);
+    EXPECT_TRUE(c->ok());
+    return c;
+  }
+
+  nlohmann::json Dyno(int64_t job, const std::string& log_file, int limit = 3) {
+    nlohmann::json req{
+        {"fn", "setKinetOnDemandRequest"},
+        {"config", (log_file.empty() ? "" : "ACTIVITIES_LOG_FILE=" + log_file + "\n") +
+                       "PROFILE_START_TIME=0\nACTIVITIES_DURATION_MSECS=500"},
+        {"job_id", job},
+        {"pids", {0}},
+        {"process_limit", limit}};
+    return HandleSetKinetOnDemandRequest(service_.get(), req, CallerInfo{});
+  }
+
+  static int serial_;
+  testing_util::TempDir root_;
+  testing_util::FakeClock clock_;
+  FabricServerOptions options_;
+  std::unique_ptr<ProcessRegistry> registry_;
+  std::unique_ptr<TraceService> service_;
+  std::unique_ptr<FabricServer> server_;
+};
+int FabricTest::serial_ = 0;
+
+TEST_F(FabricTest, KinetoRegistersPollsAndItsTraceIsFollowedToTheFile) {
+  StartDaemon();
+  auto kineto = Client("a");
+  const std::vector<int32_t> pids = OwnAncestorPids();
+  EXPECT_EQ(kineto->RegisterContext(0, getpid(), 4242), 1);
+  EXPECT_EQ(kineto->Poll(3, 4242, pids), "");  // Registered, nothing pending.
+
+  nlohmann::json reply = Dyno(4242, "/tmp/gpu_trace.json");
+  EXPECT_EQ(reply["processesMatched"], nlohmann::json::array({getpid()}));
+  EXPECT_EQ(reply["activityProfilersTriggered"], nlohmann::json::array({getpid()}));
+
+  auto config = kineto->Poll(3, 4242, pids);
+  ASSERT_TRUE(config.has_value());
+  auto sessions = service_->List();
+  ASSERT_EQ(sessions.size(), 1u);
+  const TraceSession& s = sessions[0];
+  EXPECT_TRUE(s.log_file.rewritten);  // /tmp/gpu_trace.json is outside the trace root.
+  EXPECT_NE(config->find("ACTIVITIES_LOG_FILE=" + s.log_file.path + "\n"), std::string::npos);
+  EXPECT_NE(config->find("ACTIVITIES_DURATION_MSECS=500\n"), std::string::npos);
+  EXPECT_EQ(service_->Get(s.trace_id)->processes[0].state, TraceState::kDelivered);
+  EXPECT_EQ(kineto->Poll(3, 4242, pids), "");  // Delivered once.
+
+  // Kineto writes <log>_<pid>.json when the trace is done.
+  const std::string written = KinetoTraceFileForPid(s.log_file.path, getpid());
+  ASSERT_TRUE(WriteFileAtomic(written, std::string(1000, ' ')).ok());
+  clock_.Advance(kSecond);
+  service_->Tick();
+  clock_.Advance(3 * kSecond);
+  service_->Tick();
+  auto done = service_->Get(s.trace_id);
+  EXPECT_EQ(done->processes[0].state, TraceState::kWritten);
+  EXPECT_EQ(done->processes[0].size_bytes, 1000u);
+  EXPECT_EQ(done->processes[0].path, written);
+}
+
+TEST_F(FabricTest, RefusesClaimsOnPidsTheSenderDoesNotOwn) {
+  StartDaemon();
+  auto thief = Client("thief");
+  EXPECT_EQ(thief->RegisterContext(0, 1, 4242), -1);
+  EXPECT_EQ(thief->Poll(2, 4242, {1}), "");
+  EXPECT_EQ(registry_->size(), 0u);
+  EXPECT_EQ(registry_->counters().refused_claims.load(), 2u);
+  // A forged ancestor (here a child process: not an ancestor) never widens what it matches.
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    close(pipe_fds[1]);
+    char byte;
+    (void)!read(pipe_fds[0], &byte, 1);
+    _exit(0);
+  }
+  EXPECT_EQ(thief->Poll(2, 4242, {getpid(), child}), "");
+  EXPECT_EQ(registry_->Match("4242", {}).size(), 1u);
+  EXPECT_TRUE(registry_->Match("4242", {child}).empty());
+  EXPECT_EQ(registry_->counters().dropped_ancestors.load(), 1u);
+  close(pipe_fds[1]);
+  waitpid(child, nullptr, 0);
+  close(pipe_fds[0]);
+}
+
+TEST_F(FabricTest, MalformedAndOversizedDatagramsAreCountedAndDoNotStallOthers) {
+  StartDaemon();
+  auto bad = Client("bad");
+  std::string header(40, '\0');
+  ASSERT_TRUE(bad->SendRaw("short"));
+  std::string mismatch = header;
+  mismatch[0] = 10;  // Claims 10 payload bytes, sends 3.
+  std::memcpy(mismatch.data() + 8, "req", 3);
+  ASSERT_TRUE(bad->SendRaw(mismatch + "abc"));
+  ASSERT_TRUE(bad->Send("nonsense", "x"));
+  ASSERT_TRUE(bad->Send("req", std::string(20, '\x01')));  // n=16843009 in 20 bytes.
+  ASSERT_TRUE(bad->Send("ctxt", std::string(15, '\x01')));
+  ASSERT_TRUE(bad->SendRaw(std::string(100 * 1024, 'z')));  // Above the datagram cap.
+  ASSERT_TRUE(WaitFor([&] { return registry_->counters().datagrams.load() >= 6; }));
+  EXPECT_EQ(registry_->counters().malformed.load(), 4u);
+  EXPECT_EQ(registry_->counters().unknown_type.load(), 1u);
+  EXPECT_EQ(registry_->counters().oversized.load(), 1u);
+  auto good = Client("good");
+  EXPECT_EQ(good->Poll(2, 7, OwnAncestorPids()), "");
+}
+
+TEST_F(FabricTest, ServesAThousandRegisteredProcesses) {
+  StartDaemon(/*verify=*/false);
+  constexpr int kSockets = 10;
+  constexpr int kPerSocket = 100;
+  std::vector<std::unique_ptr<KinetoSpecClient>> clients;
+  for (int i = 0; i < kSockets; ++i) {
+    clients.push_back(Client(std::to_string(i)));
+  }
+  for (int i = 0; i < kSockets; ++i) {
+    for (int j = 0; j < kPerSocket; ++j) {
+      const int32_t pid = 100000 + i * kPerSocket + j;
+      ASSERT_EQ(clients[i]->Poll(2, 77, {pid, 99}), "") << pid;
+    }
+  }
+  EXPECT_EQ(registry_->size(), 1000u);
+  nlohmann::json reply = Dyno(77, root_.path() + "/traces/run/t.json", 1000);
+  EXPECT_EQ(reply["activityProfilersTriggered"].size(), 1000u);
+  int delivered = 0;
+  for (int i = 0; i < kSockets; ++i) {
+    for (int j = 0; j < kPerSocket; ++j) {
+      auto config = clients[i]->Poll(2, 77, {100000 + i * kPerSocket + j, 99});
+      delivered += config && config->find("ACTIVITIES_LOG_FILE=" + root_.path() +
+                                          "/traces/run/t.json") != std::string::npos;
+    }
+  }
+  EXPECT_EQ(delivered, 1000);
+  EXPECT_EQ(service_->List()[0].processes.size(), 1000u);
+}
+
+TEST_F(FabricTest, SilentProcessesExpireAndTheirTracesSaySo) {
+  StartDaemon();
+  auto kineto = Client("e");
+  ASSERT_EQ(kineto->Poll(2, 5, OwnAncestorPids()), "");
+  Dyno(5, "");
+  clock_.Advance(61 * kSecond);
+  service_->Tick();
+  EXPECT_EQ(registry_->size(), 0u);
+  EXPECT_EQ(service_->List()[0].processes[0].state, TraceState::kExpired);
+}
+
+TEST_F(FabricTest, WorksUnderKinetoIpcSocketDir) {
+  testing_util::TempDir dir;
+  StartDaemon(true, dir.path());
+  EXPECT_TRUE(PathExists(dir.path() + "/" + options_.ipc_name));
+  auto kineto = Client("fs");
+  EXPECT_EQ(kineto->RegisterContext(1, getpid(), 0), 1);
+  EXPECT_EQ(registry_->Match("0", {}).size(), 1u);
+}
+
+}  // namespace
+}  // namespace vigil

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# What `make run` and `make demo` start: vigil-fleet (ledger under ./var/) in the background and
+# vigild in the foreground pushing to it, after printing where to look. `--demo` adds the simulated
+# GPU backend and fills the fleet service with a simulated fleet. Other arguments go to vigild.
+# As non-root it still runs, with reduced features and the unix socket under $XDG_RUNTIME_DIR or
+# /tmp/vigil-<uid>/ (vigild logs what is reduced).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bin_dir=${VIGIL_BIN_DIR:-build/bin}
+http=${VIGIL_HTTP_LISTEN:-127.0.0.1:9479}
+rpc=${VIGIL_RPC_LISTEN:-127.0.0.1:1778}
+fleet=${VIGIL_FLEET_LISTEN:-127.0.0.1:9480}
+args=()
+demo=0
+for arg in "$@"; do
+  case "$arg" in
+    --demo) demo=1 ;;
+    *) args+=("$arg") ;;
+  esac
+done
+
+if [ ! -x "$bin_dir/vigild" ]; then
+  echo "run.sh: $bin_dir/vigild is missing; run 'make build' first" >&2
+  exit 1
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+  socket=/run/vigil/vigild.sock
+elif [ -n "${XDG_RUNTIME_DIR:-}" ] && [ -d "${XDG_RUNTIME_DIR}" ]; then
+  socket="$XDG_RUNTIME_DIR/vigil/vigild.sock"
+else
+  socket="/tmp/vigil-$(id -u)/vigild.sock"
+fi
+if [ "$demo" -eq 1 ]; then
+  args=(--gpu-backend sim "${args[@]}")
+fi
+
+fleet_pid=""
+if [ -x "$bin_dir/vigil-fleet" ]; then
+  mkdir -p var
+  "$bin_dir/vigil-fleet" serve --listen "$fleet" --db var/fleet.db >var/vigil-fleet.log 2>&1 &
+  fleet_pid=$!
+  trap 'kill "$fleet_pid" 2>/dev/null || true' EXIT
+  for _ in $(seq 1 100); do
+    curl -fsS "http://$fleet/healthz" >/dev/null 2>&1 && break
+    if ! kill -0 "$fleet_pid" 2>/dev/null; then
+      echo "run.sh: vigil-fleet exited; see var/vigil-fleet.log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  args=(--fleet-url "http://$fleet" "${args[@]}")
+  if [ "$demo" -eq 1 ] && command -v node >/dev/null 2>&1; then
+    node tools/demo-fleet.mjs "http://$fleet" || true
+  fi
+fi
+
+cat <<MSG
+vigild is starting in the foreground (Ctrl-C stops it).
+  dashboard:    http://$fleet/   (vigil-fleet, log in var/vigil-fleet.log)
+  metrics:      http://$http/metrics
+  JSON API:     http://$http/api/v1/status
+  control RPC:  $rpc and unix:$socket
+  try:          $bin_dir/vigil status
+                $bin_dir/vigil top
+MSG
+if [ "$(id -u)" -ne 0 ]; then
+  echo "  (not root: some collectors have reduced features; 'vigil status' lists them)"
+fi
+if [ "$demo" -eq 1 ]; then
+  echo "  demo: simulated GPUs (--gpu-backend sim)"
+fi
+echo
+
+"$bin_dir/vigild" --http-listen "$http" --rpc-listen "$rpc" "${args[@]}"
