@@ -19,6 +19,7 @@ build: deps
 
 build-test: deps
 	@cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVIGIL_SANITIZE=ON \
+	  -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 \
 	  -DVIGIL_BUILD_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build-test -j $(JOBS)
 
