@@ -5,6 +5,9 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 export CCACHE_DIR ?= $(HOME)/.cache/vigil-ccache
 export CCACHE_MAXSIZE ?= 5G
+# Share cached objects between checkouts in different directories (CI clones anew each time).
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
 
 .PHONY: all deps build build-test test check-format check-deps run demo bench fuzz clean format
 

@@ -27,6 +27,9 @@ std::optional<double> ParseDouble(std::string_view text);
 
 std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 std::string ToLower(std::string_view text);
+// Appends `text` as a quoted JSON string (quotes, backslashes and control characters escaped).
+// For writers that stream JSON by hand on hot paths instead of building a document.
+void AppendJsonString(std::string_view text, std::string* out);
 // Replaces control characters so untrusted text is safe to log on one line.
 std::string SanitizeForLog(std::string_view text, size_t max_len = 200);
 

@@ -39,3 +39,17 @@ TEST(StringsTest, SanitizeForLogRemovesControlCharacters) {
 
 }  // namespace
 }  // namespace vigil
+
+namespace vigil {
+namespace {
+
+TEST(StringsTest, AppendJsonStringEscapesQuotesAndControlCharacters) {
+  std::string out;
+
+  AppendJsonString("a\"b\\c\nd\x01", &out);
+
+  EXPECT_EQ(out, R"("a\"b\\c\nd\u0001")");
+}
+
+}  // namespace
+}  // namespace vigil

@@ -2,9 +2,7 @@
 // vigild with GPUs, end to end: the real daemon loads the fake libnvidia-ml.so.1 (tests/fakes)
 // through --nvml-library, and /metrics, the control RPC, `vigil top` and `vigil gpu pause|resume`
 // show what the fake's script says. Also the simulated backend behind `make demo`.
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <string>
@@ -42,25 +40,6 @@ gpu 1 mem_total 85899345920
 gpu 1 mem_used 0
 gpu 1 power_mw 70000
 )";
-
-// Runs the vigil CLI and returns its stdout; *status gets the exit code.
-std::string RunCli(const std::string& args, int* status) {
-  const std::string cmd = std::string(VIGIL_BIN_DIR) + "/vigil " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  if (pipe == nullptr) {
-    *status = -1;
-    return out;
-  }
-  char buf[4096];
-  size_t n = 0;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) {
-    out.append(buf, n);
-  }
-  const int raw = pclose(pipe);
-  *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return out;
-}
 
 // Polls /metrics until `needle` shows up (the first GPU tick), with a deadline.
 std::string WaitForMetric(VigildProcess& daemon, const std::string& needle) {
@@ -102,8 +81,8 @@ TEST(VigildGpuTest, FakeNvmlValuesReachMetricsRpcAndTop) {
   ASSERT_EQ((*reply)["series"].size(), 1u) << reply->dump();
   EXPECT_DOUBLE_EQ((*reply)["series"][0]["points"][0][1].get<double>(), 85899345920.0);
 
-  int status = 0;
-  const std::string top = RunCli("top --once --host " + daemon.rpc_target(), &status);
+  std::string top;
+  const int status = RunVigilCli("top --once --host " + daemon.rpc_target(), &top);
   EXPECT_EQ(status, 0) << top;
   EXPECT_NE(top.find("H100"), std::string::npos) << top;
   EXPECT_NE(top.find("GPU"), std::string::npos) << top;
@@ -115,7 +94,8 @@ TEST(VigildGpuTest, GpuPauseAndResumeAnswerLikeDynolog) {
   ASSERT_TRUE(daemon.WaitHealthy()) << daemon.Log();
   int status = 0;
 
-  std::string out = RunCli("gpu pause --duration 0 --host " + daemon.rpc_target(), &status);
+  std::string out;
+  status = RunVigilCli("gpu pause --duration 0 --host " + daemon.rpc_target(), &out);
 
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("paused"), std::string::npos) << out;
@@ -124,7 +104,7 @@ TEST(VigildGpuTest, GpuPauseAndResumeAnswerLikeDynolog) {
   auto reply = client->Call({{"fn", "dcgmProfResume"}}, 5 * kNanosPerSecond);
   ASSERT_TRUE(reply.ok());
   EXPECT_EQ((*reply)["status"], true) << reply->dump();
-  out = RunCli("gpu resume --host " + daemon.rpc_target(), &status);
+  status = RunVigilCli("gpu resume --host " + daemon.rpc_target(), &out);
   EXPECT_EQ(status, 0) << out;
 }
 

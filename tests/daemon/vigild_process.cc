@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -169,6 +170,22 @@ HttpReply VigildProcess::Get(const std::string& path) const {
 
 std::string VigildProcess::Log() const { return ReadSmallFile(dir_ + "/stderr").value_or(""); }
 std::string VigildProcess::Stdout() const { return ReadSmallFile(dir_ + "/stdout").value_or(""); }
+
+int RunVigilCli(const std::string& args, std::string* out) {
+  const std::string cmd = std::string(VIGIL_BIN_DIR) + "/vigil " + args + " 2>&1";
+  out->clear();
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) {
+    return -1;
+  }
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) {
+    out->append(buf, n);
+  }
+  const int raw = pclose(pipe);
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
 
 int RunVigildToCompletion(const std::vector<std::string>& args, std::string* out, std::string* err,
                           double timeout_s) {

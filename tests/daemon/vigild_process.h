@@ -58,6 +58,10 @@ class VigildProcess {
   std::optional<int> exit_status_;
 };
 
+// Runs the built `vigil` CLI with `args` (shell words); returns its exit code, stdout+stderr in
+// *out.
+int RunVigilCli(const std::string& args, std::string* out);
+
 // Runs vigild to completion (for --once and refused starts); returns exit status, fills outputs.
 int RunVigildToCompletion(const std::vector<std::string>& args, std::string* out, std::string* err,
                           double timeout_s = 60);

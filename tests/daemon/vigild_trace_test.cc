@@ -4,8 +4,6 @@
 // polls as Kineto does; `vigil trace --wait` asks the daemon for a trace of the job; the client
 // receives the config, "writes" its trace where ACTIVITIES_LOG_FILE says, and the CLI reports the
 // file as written. Also: a request that matches nothing says why.
-#include <stdio.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -26,24 +24,6 @@ namespace {
 
 constexpr int64_t kJobId = 4242;
 constexpr int32_t kActivities = 2;  // Kineto's ACTIVITIES request bit.
-
-std::string RunCli(const std::string& args, int* status) {
-  const std::string cmd = std::string(VIGIL_BIN_DIR) + "/vigil " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  if (pipe == nullptr) {
-    *status = -1;
-    return out;
-  }
-  char buf[4096];
-  size_t n = 0;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) {
-    out.append(buf, n);
-  }
-  const int raw = pclose(pipe);
-  *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return out;
-}
 
 TEST(VigildTraceTest, KinetoClientIsTracedOnDemandThroughTheDaemon) {
   VigildProcess daemon;
@@ -72,11 +52,11 @@ TEST(VigildTraceTest, KinetoClientIsTracedOnDemandThroughTheDaemon) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
-  int status = 0;
-  const std::string out =
-      RunCli("trace --job-id " + std::to_string(kJobId) + " --duration-ms 100 --wait " +
-                 "--wait-timeout 60s --json --host " + daemon.rpc_target(),
-             &status);
+  std::string out;
+  const int status = RunVigilCli("trace --job-id " + std::to_string(kJobId) +
+                                     " --duration-ms 100 --wait --wait-timeout 60s --json --host " +
+                                     daemon.rpc_target(),
+                                 &out);
   stop = true;
   poller.join();
 
@@ -99,10 +79,9 @@ TEST(VigildTraceTest, NothingMatchedListsRegisteredProcesses) {
                                         daemon.ipc_name());
   ASSERT_TRUE(kineto.ok());
   ASSERT_TRUE(kineto.Poll(kActivities, kJobId, testing_util::OwnAncestorPids()).has_value());
-  int status = 0;
+  std::string out;
 
-  const std::string out =
-      RunCli("trace --job-id 999 --duration-ms 100 --host " + daemon.rpc_target(), &status);
+  RunVigilCli("trace --job-id 999 --duration-ms 100 --host " + daemon.rpc_target(), &out);
 
   EXPECT_NE(out.find(std::to_string(kJobId)), std::string::npos) << out;  // What is registered.
 }

@@ -4,40 +4,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/strings.h"
+
 namespace vigil::trace {
 
-void JsonWriter::Escape(std::string_view s, std::string* out) {
-  out->push_back('"');
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out->append(buf);
-        } else {
-          out->push_back(ch);
-        }
-    }
-  }
-  out->push_back('"');
-}
+void JsonWriter::Escape(std::string_view s, std::string* out) { AppendJsonString(s, out); }
 
 void JsonWriter::Newline() {
   if (!pretty_) return;
