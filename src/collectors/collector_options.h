@@ -25,6 +25,8 @@ struct CollectorOptions {
   // GPU settings (src/gpu): backend name, library override; ignored by host collectors.
   std::string gpu_backend = "auto";
   std::string nvml_library;
+  std::string dcgm_address = "127.0.0.1:5555";  // nv-hostengine to connect to first.
+  bool dcgm_embedded = false;  // Start an embedded DCGM engine when no host engine answers.
 };
 
 }  // namespace vigil

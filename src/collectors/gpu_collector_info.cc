@@ -14,6 +14,8 @@ std::unique_ptr<Collector> Create(const CollectorOptions& options) {
   GpuBackendOptions backend;
   backend.backend = options.gpu_backend.empty() ? "auto" : options.gpu_backend;
   backend.nvml_library = options.nvml_library;
+  backend.dcgm_address = options.dcgm_address;
+  backend.dcgm_embedded = options.dcgm_embedded;
   config.make_backend = [backend] { return CreateGpuBackend(backend); };
 #if VIGIL_HAVE_ATTRIBUTION
   if (std::shared_ptr<JobResolver> resolver = options.resolver) {

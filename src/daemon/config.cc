@@ -175,6 +175,7 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
       {"sys_root", StringKey(&DaemonConfig::sys_root)},
       {"gpu_backend", StringKey(&DaemonConfig::gpu_backend)},
       {"nvml_library", StringKey(&DaemonConfig::nvml_library)},
+      {"dcgm_address", StringKey(&DaemonConfig::dcgm_address)},
       {"fleet_url", StringKey(&DaemonConfig::fleet_url)},
       {"fleet_token_file", StringKey(&DaemonConfig::fleet_token_file)},
       {"remote_write_url", StringKey(&DaemonConfig::remote_write_url)},
@@ -184,6 +185,11 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
       {"log_level", StringKey(&DaemonConfig::log_level)},
       {"log_format", StringKey(&DaemonConfig::log_format)},
       {"mapping_file", StringKey(&DaemonConfig::mapping_file)},
+      {"dcgm_embedded",
+       [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
+         VIGIL_ASSIGN_OR_RETURN(c->dcgm_embedded, AsBool(key, raw));
+         return OkStatus();
+       }},
       {"env_allow_list", ListKey(&DaemonConfig::env_allow_list)},
       {"process_patterns", ListKey(&DaemonConfig::process_patterns)},
       {"cgroup_patterns", ListKey(&DaemonConfig::cgroup_patterns)},

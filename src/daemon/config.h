@@ -54,6 +54,8 @@ struct DaemonConfig {
   std::string sys_root = "/sys";
   std::string gpu_backend = "auto";  // auto|nvml|dcgm|amd|sim|none
   std::string nvml_library;
+  std::string dcgm_address = "127.0.0.1:5555";  // --gpu-backend dcgm: host engine to use.
+  bool dcgm_embedded = false;                   // Embed DCGM when no host engine answers.
   std::string fleet_url;
   std::string fleet_token_file;  // Token this host presents to vigil-fleet ("" = none).
   std::string remote_write_url;

@@ -95,6 +95,8 @@ void Daemon::AddCollectors() {
   options.resolver = resolver_;
   options.gpu_backend = config_.gpu_backend;
   options.nvml_library = config_.nvml_library;
+  options.dcgm_address = config_.dcgm_address;
+  options.dcgm_embedded = config_.dcgm_embedded;
   for (const CollectorInfo* info : AllCollectors()) {
     scheduler_->Add(
         std::string(info->name),

@@ -47,6 +47,11 @@ std::vector<std::string> StaticReducedFeatures(const DaemonConfig& config,
   }
   const bool has_gpu = std::any_of(collectors.begin(), collectors.end(),
                                    [](std::string_view n) { return n.rfind("gpu", 0) == 0; });
+  if (config.gpu_backend == "sim") {
+    out.push_back(
+        "gpu: simulated GPUs (--gpu-backend sim); every GPU sample carries "
+        "simulated=\"true\"");
+  }
   if (config.gpu_backend != "none" && !has_gpu) {
     out.push_back("gpu: backend '" + config.gpu_backend + "' is not available in this build");
   }

@@ -34,6 +34,8 @@ constexpr ValueFlag kValueFlags[] = {
     {"--sys-root", "sys_root", "Read /sys from this tree (/sys)"},
     {"--gpu-backend", "gpu_backend", "auto|nvml|dcgm|amd|sim|none (auto)"},
     {"--nvml-library", "nvml_library", "Path of libnvidia-ml.so.1 to load"},
+    {"--dcgm-address", "dcgm_address", "nv-hostengine HOST:PORT for --gpu-backend dcgm"},
+    {"--dcgm-embedded", "dcgm_embedded", "true: embed DCGM when no host engine answers"},
     {"--fleet-url", "fleet_url", "Push samples to this vigil-fleet URL"},
     {"--fleet-token-file", "fleet_token_file", "File holding this host's vigil-fleet token"},
     {"--remote-write-url", "remote_write_url", "Prometheus remote-write URL"},

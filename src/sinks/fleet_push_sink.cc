@@ -118,12 +118,14 @@ Status FleetPushSink::LoadSpool() {
     }
     const std::string stem = name.substr(0, name.size() - 3);
     const std::vector<std::string_view> parts = Split(stem, '-');
-    std::optional<int64_t> seq = parts.size() == 2 ? ParseInt64(parts[0]) : std::nullopt;
-    std::optional<uint64_t> samples = parts.size() == 2 ? ParseUint64(parts[1]) : std::nullopt;
+    if (parts.size() != 2 || !ParseInt64(parts[0]) || !ParseUint64(parts[1])) continue;
+    // value_or: GCC 12 -O3 warns maybe-uninitialized on a checked optional's operator*.
+    const int64_t seq = ParseInt64(parts[0]).value_or(0);
+    const uint64_t samples = ParseUint64(parts[1]).value_or(0);
     StatusOr<std::string> data = ReadSmallFile(path, 1 << 30);
-    if (!seq || !samples || !data.ok()) continue;
-    Entry e{*seq, *samples, path, "", data->size()};
-    next_seq_ = std::max(next_seq_, *seq + 1);
+    if (!data.ok()) continue;
+    Entry e{seq, samples, path, "", data->size()};
+    next_seq_ = std::max(next_seq_, seq + 1);
     AddEntry(std::move(e));
   }
   return OkStatus();
