@@ -8,8 +8,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -69,6 +71,60 @@ TEST(VigildTraceTest, KinetoClientIsTracedOnDemandThroughTheDaemon) {
   EXPECT_EQ(results[0]["processes"][0]["pid"], getpid()) << out;
   EXPECT_FALSE(written.empty());
   EXPECT_EQ(written.rfind(daemon.dir() + "/traces/", 0), 0u) << written;  // Under --trace-root.
+}
+
+// One `vigil trace --wait` across 32 real daemons on loopback (own ports, own IPC names), each with
+// one Kineto process: every host answers and every trace is written.
+TEST(VigildTraceTest, FansOutToThirtyTwoDaemonsAndFollowsEveryTrace) {
+  constexpr int kDaemons = 32;
+  std::vector<std::unique_ptr<VigildProcess>> daemons;
+  std::vector<std::unique_ptr<testing_util::KinetoSpecClient>> clients;
+  std::string hosts;
+  for (int i = 0; i < kDaemons; ++i) {
+    daemons.push_back(std::make_unique<VigildProcess>());
+    ASSERT_TRUE(daemons.back()->Spawn({"--interval", "60s"}));
+  }
+  const auto pids = testing_util::OwnAncestorPids();
+  for (int i = 0; i < kDaemons; ++i) {
+    ASSERT_TRUE(daemons[i]->WaitHealthy()) << daemons[i]->Log();
+    clients.push_back(std::make_unique<testing_util::KinetoSpecClient>(
+        "vigil-kineto-fan-" + std::to_string(getpid()) + "-" + std::to_string(i),
+        daemons[i]->ipc_name()));
+    ASSERT_TRUE(clients.back()->ok());
+    ASSERT_TRUE(clients.back()->Poll(kActivities, kJobId, pids).has_value());
+    hosts += (hosts.empty() ? "" : ",") + daemons[i]->rpc_target();
+  }
+  std::atomic<bool> stop{false};
+  std::thread poller([&] {
+    while (!stop) {
+      for (auto& client : clients) {
+        auto config = client->Poll(kActivities, kJobId, pids);
+        const std::string key = "ACTIVITIES_LOG_FILE=";
+        if (config && config->find(key) != std::string::npos) {
+          const size_t at = config->find(key) + key.size();
+          const std::string log = config->substr(at, config->find('\n', at) - at);
+          (void)WriteFileAtomic(KinetoTraceFileForPid(log, static_cast<int32_t>(getpid())), "{}");
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  std::string out;
+  const int status = RunVigilCli("trace --job-id " + std::to_string(kJobId) +
+                                     " --duration-ms 100 --wait --wait-timeout 120s --json" +
+                                     " --parallel 16 --hosts " + hosts,
+                                 &out);
+  stop = true;
+  poller.join();
+
+  ASSERT_EQ(status, 0) << out;
+  auto results = nlohmann::json::parse(out, nullptr, false);
+  ASSERT_TRUE(results.is_array()) << out;
+  ASSERT_EQ(results.size(), static_cast<size_t>(kDaemons)) << out;
+  for (const auto& host : results) {
+    ASSERT_EQ(host["processes"].size(), 1u) << host.dump();
+    EXPECT_EQ(host["processes"][0]["state"], "written") << host.dump();
+  }
 }
 
 TEST(VigildTraceTest, NothingMatchedListsRegisteredProcesses) {
