@@ -74,8 +74,7 @@ StatusOr<std::unique_ptr<DcgmBackend>> DcgmBackend::Create(std::unique_ptr<GpuBa
   std::unique_ptr<DcgmBackend> b(new DcgmBackend());
   b->nvml_ = std::move(nvml);
   VIGIL_ASSIGN_OR_RETURN(
-      b->library_,
-      DlLibrary::Open(options.library_path.empty() ? "libdcgm.so.4" : options.library_path));
+      b->library_, DlLibrary::Open(options.so_path.empty() ? "libdcgm.so.4" : options.so_path));
   b->api_ = std::make_unique<Api>();
   Api& a = *b->api_;
   const DlLibrary& l = b->library_;

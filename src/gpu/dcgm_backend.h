@@ -21,7 +21,7 @@
 namespace vigil {
 
 struct DcgmOptions {
-  std::string library_path;  // "" = libdcgm.so.4
+  std::string so_path;  // "" = libdcgm.so.4
   std::string address = "127.0.0.1:5555";
   bool embedded = false;  // Start an embedded host engine if none answers.
 };

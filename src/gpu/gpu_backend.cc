@@ -35,7 +35,7 @@ StatusOr<std::unique_ptr<GpuBackend>> CreateGpuBackend(const GpuBackendOptions& 
   if (b == "dcgm") {
     VIGIL_ASSIGN_OR_RETURN(std::unique_ptr<GpuBackend> nvml, CreateNvml(options));
     DcgmOptions dcgm;
-    dcgm.library_path = options.dcgm_library;
+    dcgm.so_path = options.dcgm_library;
     dcgm.address = options.dcgm_address;
     dcgm.embedded = options.dcgm_embedded;
     VIGIL_ASSIGN_OR_RETURN(std::unique_ptr<DcgmBackend> backend,
