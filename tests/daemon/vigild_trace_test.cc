@@ -86,6 +86,12 @@ TEST(VigildTraceTest, FansOutToThirtyTwoDaemonsAndFollowsEveryTrace) {
   }
   const auto pids = testing_util::OwnAncestorPids();
   for (int i = 0; i < kDaemons; ++i) {
+    // Another test running in parallel may take a port between its pick and vigild's bind:
+    // start that daemon again on fresh ports.
+    for (int retry = 0; retry < 3 && !daemons[i]->WaitHealthy(); ++retry) {
+      daemons[i] = std::make_unique<VigildProcess>();
+      ASSERT_TRUE(daemons[i]->Spawn({"--interval", "60s"}));
+    }
     ASSERT_TRUE(daemons[i]->WaitHealthy()) << daemons[i]->Log();
     clients.push_back(std::make_unique<testing_util::KinetoSpecClient>(
         "vigil-kineto-fan-" + std::to_string(getpid()) + "-" + std::to_string(i),
