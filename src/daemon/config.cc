@@ -15,6 +15,7 @@
 #include "base/logging.h"
 #include "base/strings.h"
 #include "rpc/net_util.h"
+#include "rpc/rpc_client.h"
 
 namespace vigil::daemon {
 namespace {
@@ -423,14 +424,7 @@ Status ValidateConfig(const DaemonConfig& config,
 }
 
 std::string DefaultUnixSocketPath() {
-  if (geteuid() == 0) {
-    return "/run/vigil/vigild.sock";
-  }
-  const char* xdg = getenv("XDG_RUNTIME_DIR");
-  if (xdg != nullptr && xdg[0] == '/' && IsDirectory(xdg)) {
-    return std::string(xdg) + "/vigil/vigild.sock";
-  }
-  return "/tmp/vigil-" + std::to_string(geteuid()) + "/vigild.sock";
+  return DefaultDaemonSocketPath();  // One rule for the daemon and its clients.
 }
 
 std::string DefaultStateDir() {
