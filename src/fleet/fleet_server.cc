@@ -10,6 +10,7 @@
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "fleet/http_reply.h"
 #include "fleet/ingest_batch.h"
 #include "fleet/ledger_query.h"
 #include "fleet/web/web_assets.h"
@@ -18,63 +19,6 @@ namespace vigil {
 namespace {
 
 using nlohmann::json;
-
-int HttpCode(const Status& s) {
-  switch (s.code()) {
-    case StatusCode::kInvalidArgument:
-      return 400;
-    case StatusCode::kNotFound:
-      return 404;
-    case StatusCode::kPermissionDenied:
-      return 403;
-    case StatusCode::kResourceExhausted:
-      return 413;
-    case StatusCode::kUnavailable:
-      return 503;
-    default:
-      return 500;
-  }
-}
-
-void ReplyJson(httplib::Response& res, int code, const json& body) {
-  res.status = code;
-  res.set_content(body.dump(), "application/json");
-}
-
-void ReplyError(httplib::Response& res, int code, const std::string& message) {
-  ReplyJson(res, code, json{{"error", message}});
-}
-
-void Reply(httplib::Response& res, const StatusOr<json>& result) {
-  if (result.ok()) {
-    ReplyJson(res, 200, *result);
-  } else {
-    ReplyError(res, HttpCode(result.status()), result.status().message());
-  }
-}
-
-// "7d" (back from now), a unix time in seconds, or "" (fallback).
-StatusOr<int64_t> TimeParam(const httplib::Request& req, const char* name, int64_t now_ns,
-                            int64_t fallback_ns) {
-  if (!req.has_param(name) || req.get_param_value(name).empty()) {
-    return fallback_ns;
-  }
-  const std::string text = req.get_param_value(name);
-  if (text.find_first_not_of("0123456789") == std::string::npos && text.size() >= 9) {
-    return *ParseInt64(text) * 1000000000;
-  }
-  StatusOr<int64_t> d = ParseDuration(text);
-  if (!d.ok()) {
-    return InvalidArgumentError(std::string(name) + ": want a duration like 7d or unix seconds");
-  }
-  return now_ns - *d;
-}
-
-int64_t LimitParam(const httplib::Request& req) {
-  if (!req.has_param("limit")) return 100;
-  const std::optional<int64_t> v = ParseInt64(req.get_param_value("limit"));
-  return v && *v > 0 ? std::min<int64_t>(*v, 10000) : 100;
-}
 
 bool IsLoopback(const std::string& addr) {
   return addr == "127.0.0.1" || addr == "::1" || addr.rfind("127.", 0) == 0 ||
@@ -126,6 +70,17 @@ std::string FleetServer::Authorize(const httplib::Request& req, const std::strin
   return host.empty() ? "bad token" : "bad token for host " + host;
 }
 
+RequestGuard FleetServer::guard() const {
+  return [this](const httplib::Request& req, httplib::Response& res, const std::string& host) {
+    int code = 0;
+    if (std::string why = Authorize(req, host, &code); !why.empty()) {
+      ReplyError(res, code, why);
+      return false;
+    }
+    return true;
+  };
+}
+
 void FleetServer::HandleIngest(const httplib::Request& req, httplib::Response& res) {
   std::string inflated;
   std::string_view body = req.body;
@@ -148,11 +103,7 @@ void FleetServer::HandleIngest(const httplib::Request& req, httplib::Response& r
     ReplyError(res, 400, batch.status().message());
     return;
   }
-  int code = 0;
-  if (std::string why = Authorize(req, batch->host, &code); !why.empty()) {
-    ReplyError(res, code, why);
-    return;
-  }
+  if (!guard()(req, res, batch->host)) return;
   StatusOr<IngestResult> result = store_->Ingest(*batch, UnixNanos());
   if (!result.ok()) {
     VIGIL_LOG_EVERY_N_SEC(WARN, 10, "ingest failed: host={} err={}", batch->host,
@@ -181,11 +132,7 @@ void FleetServer::Routes() {
   // Every GET below: authorise, then read.
   auto get = [this](const char* pattern, auto fn) {
     server_->Get(pattern, [this, fn](const httplib::Request& req, httplib::Response& res) {
-      int code = 0;
-      if (std::string why = Authorize(req, "", &code); !why.empty()) {
-        ReplyError(res, code, why);
-        return;
-      }
+      if (!guard()(req, res, "")) return;
       const int64_t now = UnixNanos();
       StatusOr<int64_t> since = TimeParam(req, "since", now, now - 7 * 86400 * 1000000000LL);
       StatusOr<int64_t> until = TimeParam(req, "until", now, now);

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -35,6 +36,11 @@ struct FleetServerOptions {
   size_t max_inflated_bytes = 64 << 20;  // After gunzip.
 };
 
+// What a route file gets to check a request: replies the error and returns false when the
+// request may not proceed. `host` is the host a write claims ("" for reads).
+using RequestGuard =
+    std::function<bool(const httplib::Request&, httplib::Response&, const std::string& host)>;
+
 // Parses a token file into host -> token ("*" for any host).
 StatusOr<std::multimap<std::string, std::string>> ReadTokenFile(const std::string& path);
 
@@ -48,6 +54,8 @@ class FleetServer {
   Status Start();
   void Stop();
   int port() const { return port_; }
+  // The guard the server's own routes use; valid for the server's lifetime.
+  RequestGuard guard() const;
 
  private:
   void Routes();
