@@ -106,8 +106,8 @@ std::string RenderCsv(const nlohmann::json& reply, bool bucketed) {
 
 int RunReport(CliContext& ctx, const ReportOptions& o) {
   const std::string url = o.fleet.empty() ? DefaultFleetUrl() : o.fleet;
-  if (url.rfind("http://", 0) != 0) {
-    std::fprintf(stderr, "vigil: fleet report: --fleet must be http://HOST:PORT, got %s\n",
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+    std::fprintf(stderr, "vigil: fleet report: --fleet must be http[s]://HOST:PORT, got %s\n",
                  url.c_str());
     return kExitUsage;
   }

@@ -179,6 +179,7 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
       {"dcgm_address", StringKey(&DaemonConfig::dcgm_address)},
       {"fleet_url", StringKey(&DaemonConfig::fleet_url)},
       {"fleet_token_file", StringKey(&DaemonConfig::fleet_token_file)},
+      {"fleet_ca_file", StringKey(&DaemonConfig::fleet_ca_file)},
       {"remote_write_url", StringKey(&DaemonConfig::remote_write_url)},
       {"jsonl", StringKey(&DaemonConfig::jsonl)},
       {"jsonl_max_bytes", IntKey(&DaemonConfig::jsonl_max_bytes)},

@@ -58,6 +58,7 @@ struct DaemonConfig {
   bool dcgm_embedded = false;                   // Embed DCGM when no host engine answers.
   std::string fleet_url;
   std::string fleet_token_file;  // Token this host presents to vigil-fleet ("" = none).
+  std::string fleet_ca_file;     // CA bundle for an https fleet URL ("" = the system's).
   std::string remote_write_url;
   std::string jsonl;  // "" = off, "-" = stdout, else a file path.
   int64_t jsonl_max_bytes = 64 << 20;

@@ -139,6 +139,7 @@ Status Daemon::Prepare() {
     fleet.url = config_.fleet_url;
     fleet.host = view_.hostname;
     fleet.spool_dir = JoinPath(DefaultStateDir(), "fleet-spool");
+    fleet.ca_file = config_.fleet_ca_file;
     if (!config_.fleet_token_file.empty()) {
       VIGIL_ASSIGN_OR_RETURN(std::string token, ReadSmallFile(config_.fleet_token_file, 4096));
       fleet.token = std::string(Trim(token));

@@ -38,6 +38,7 @@ constexpr ValueFlag kValueFlags[] = {
     {"--dcgm-embedded", "dcgm_embedded", "true: embed DCGM when no host engine answers"},
     {"--fleet-url", "fleet_url", "Push samples to this vigil-fleet URL"},
     {"--fleet-token-file", "fleet_token_file", "File holding this host's vigil-fleet token"},
+    {"--fleet-ca-file", "fleet_ca_file", "PEM CA bundle for an https --fleet-url"},
     {"--remote-write-url", "remote_write_url", "Prometheus remote-write URL"},
     {"--jsonl", "jsonl", "Write every sample as JSON lines to PATH, or '-' for stdout"},
     {"--mapping-file", "mapping_file", "Job mapping file (team/model per job or cgroup)"},

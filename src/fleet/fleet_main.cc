@@ -20,6 +20,8 @@ struct ServeFlags {
   std::string listen = "127.0.0.1:9480";
   std::string db = "./var/fleet.db";
   std::string token_file;
+  std::string tls_cert;
+  std::string tls_key;
   double price = 0;
   std::string retention = "90d";
   std::string rollup_retention = "400d";
@@ -48,6 +50,8 @@ int Serve(const ServeFlags& f) {
   }
   server_options.port = static_cast<int>(*port);
   server_options.token_file = f.token_file;
+  server_options.tls_cert_file = f.tls_cert;
+  server_options.tls_key_file = f.tls_key;
   server_options.price_per_gpu_hour = f.price;
 
   LedgerOptions ledger;
@@ -82,8 +86,8 @@ int Serve(const ServeFlags& f) {
     std::fprintf(stderr, "vigil-fleet: %s\n", s.ToString().c_str());
     return 1;
   }
-  std::printf("vigil-fleet listening on http://%s:%d (ledger %s)\n", server_options.host.c_str(),
-              server.port(), f.db.c_str());
+  std::printf("vigil-fleet listening on %s://%s:%d (ledger %s)\n", server.scheme(),
+              server_options.host.c_str(), server.port(), f.db.c_str());
   std::fflush(stdout);
   while (true) {
     if (Status s = (*store)->ApplyRetention(UnixNanos()); !s.ok()) {
@@ -112,6 +116,8 @@ int main(int argc, char** argv) {
   serve->add_option("--db", flags.db, "SQLite ledger file")->capture_default_str();
   serve->add_option("--token-file", flags.token_file,
                     "Lines \"HOST TOKEN\" (\"*\" for any host); without it only loopback");
+  serve->add_option("--tls-cert", flags.tls_cert, "PEM certificate chain: serve HTTPS only");
+  serve->add_option("--tls-key", flags.tls_key, "PEM private key of --tls-cert");
   serve->add_option("--price-per-gpu-hour", flags.price, "Cost of one GPU-hour in reports");
   serve->add_option("--retention", flags.retention, "Keep per-minute rows this long")
       ->capture_default_str();

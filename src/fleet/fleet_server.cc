@@ -199,7 +199,25 @@ Status FleetServer::Start() {
   if (!options_.token_file.empty()) {
     VIGIL_ASSIGN_OR_RETURN(tokens_, ReadTokenFile(options_.token_file));
   }
-  server_ = std::make_unique<httplib::Server>();
+  if (options_.tls_cert_file.empty() != options_.tls_key_file.empty()) {
+    return InvalidArgumentError("fleet http: TLS needs both a certificate and a key file");
+  }
+  if (options_.tls_cert_file.empty()) {
+    server_ = std::make_unique<httplib::Server>();
+  } else {
+    for (const std::string* f : {&options_.tls_cert_file, &options_.tls_key_file}) {
+      // httplib reports only "invalid"; say which file is missing or unreadable.
+      VIGIL_RETURN_IF_ERROR(ReadSmallFile(*f, 1 << 20).status().WithContext("fleet http: TLS"));
+    }
+    auto tls = std::make_unique<httplib::SSLServer>(options_.tls_cert_file.c_str(),
+                                                    options_.tls_key_file.c_str());
+    if (!tls->is_valid()) {
+      return InvalidArgumentError("fleet http: cannot use TLS certificate " +
+                                  options_.tls_cert_file + " with key " + options_.tls_key_file +
+                                  " (want PEM files, the key matching the certificate)");
+    }
+    server_ = std::move(tls);
+  }
   Routes();
   port_ = options_.port == 0 ? server_->bind_to_any_port(options_.host)
           : server_->bind_to_port(options_.host, options_.port) ? options_.port

@@ -31,6 +31,9 @@ struct FleetServerOptions {
   std::string host = "127.0.0.1";
   int port = 9480;         // 0 = any free port (see port()).
   std::string token_file;  // Lines "HOST TOKEN" or "* TOKEN"; '#' starts a comment.
+  // PEM certificate chain and private key: both set = HTTPS only; neither = plain HTTP.
+  std::string tls_cert_file;
+  std::string tls_key_file;
   double price_per_gpu_hour = 0;
   size_t max_body_bytes = 8 << 20;       // As sent (compressed).
   size_t max_inflated_bytes = 64 << 20;  // After gunzip.
@@ -54,6 +57,7 @@ class FleetServer {
   Status Start();
   void Stop();
   int port() const { return port_; }
+  const char* scheme() const { return options_.tls_cert_file.empty() ? "http" : "https"; }
   // The guard the server's own routes use; valid for the server's lifetime.
   RequestGuard guard() const;
 

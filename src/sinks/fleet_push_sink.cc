@@ -79,8 +79,9 @@ StatusOr<std::unique_ptr<FleetPushSink>> FleetPushSink::Create(FleetPushSinkOpti
   }
   const std::string& url = options.url;
   const size_t scheme = url.find("://");
-  if (scheme == std::string::npos || url.substr(0, scheme) != "http" || url.size() == scheme + 3) {
-    return InvalidArgumentError("fleet sink: --fleet-url must be http://HOST:PORT[/path], got " +
+  const std::string name = scheme == std::string::npos ? "" : url.substr(0, scheme);
+  if ((name != "http" && name != "https") || url.size() == scheme + 3) {
+    return InvalidArgumentError("fleet sink: --fleet-url must be http[s]://HOST:PORT[/path], got " +
                                 url);
   }
   std::unique_ptr<FleetPushSink> sink(new FleetPushSink(std::move(options)));
@@ -218,6 +219,7 @@ void FleetPushSink::SpoolBatches(const std::deque<BatchPtr>& work) {
 
 FleetPushSink::SendResult FleetPushSink::Send(const std::string& gzipped, std::string* error) {
   httplib::Client client(base_url_);
+  if (!options_.ca_file.empty()) client.set_ca_cert_path(options_.ca_file.c_str());
   const auto timeout = std::chrono::nanoseconds(options_.request_timeout_ns);
   client.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
   client.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));

@@ -30,6 +30,7 @@ struct FleetPushSinkOptions {
   std::string url;        // http://HOST:PORT[/path]; the path defaults to /api/v1/ingest.
   std::string host;       // This host's name: the batch's "host" (and its token's host).
   std::string token;      // Bearer token; "" sends none.
+  std::string ca_file;    // PEM CA bundle that signs an https service ("" = the system's).
   std::string spool_dir;  // Where payloads wait; "" keeps them in memory only.
   size_t spool_max_bytes = 256 << 20;  // Compressed bytes; past it the oldest payload is dropped.
   size_t max_batch_samples = 5000;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Thin client of the vigil-fleet JSON API (docs/protocols.md "Fleet push").
+import { authHeaders } from './auth.js';
 
 export async function api(path, params = {}) {
   const q = new URLSearchParams();
@@ -8,7 +9,7 @@ export async function api(path, params = {}) {
   }
   const qs = q.toString();
   const res = await fetch(`/api/v1/${path}${qs ? `?${qs}` : ''}`, {
-    headers: { Accept: 'application/json' },
+    headers: { Accept: 'application/json', ...authHeaders() },
   });
   let body = null;
   try {

@@ -9,6 +9,7 @@ import { jobs, job } from './pages/jobs.js';
 import { overview } from './pages/overview.js';
 import { workflows } from './pages/workflows.js';
 import { h } from './dom.js';
+import { signIn, takeTokenFromLocation, token } from './auth.js';
 
 const PAGES = { overview, attribution, heatmap, jobs, job, workflows };
 const app = document.getElementById('app');
@@ -52,6 +53,12 @@ async function render() {
     if (ctx.current()) document.body.dataset.state = 'ready';
   } catch (e) {
     if (!ctx.current()) return;
+    // 401: no token sent; 403 with a token: it was refused. Either way, ask for one.
+    if (e.status === 401 || (e.status === 403 && token())) {
+      signIn(root, e.status === 403, render);
+      document.body.dataset.state = 'signin';
+      return;
+    }
     root.append(h('div', { class: 'error' }, h('strong', {}, 'Could not load this page. '), String(e.message || e)));
     document.body.dataset.state = 'error';
   }
@@ -59,6 +66,7 @@ async function render() {
 
 const saved = new URLSearchParams(location.search).get('range');
 if (saved && [...rangeSelect.options].some((o) => o.value === saved)) rangeSelect.value = saved;
+takeTokenFromLocation();
 rangeSelect.addEventListener('change', render);
 window.addEventListener('hashchange', render);
 render();
