@@ -9,6 +9,7 @@
 
 #include "base/strings.h"
 #include "collectors/collector_options.h"
+#include "collectors/deadline_statfs.h"
 
 namespace vigil {
 namespace {
@@ -94,7 +95,8 @@ const CollectorInfo StatvfsFilesystemCollector::kInfo = {
 StatvfsFilesystemCollector::StatvfsFilesystemCollector(HostPaths paths,
                                                        StatvfsFilesystemOptions options)
     : paths_(std::move(paths)),
-      statfs_(options.statfs ? std::move(options.statfs) : StatFsFunction(&StatVfs)) {
+      statfs_(DeadlineStatfs(options.statfs ? std::move(options.statfs) : StatFsFunction(&StatVfs),
+                             options.statfs_timeout)) {
   options_status_ = CompileRegex("fstype_exclude", options.fstype_exclude, &fstype_exclude_);
   if (options_status_.ok()) {
     options_status_ =

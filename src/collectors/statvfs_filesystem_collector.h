@@ -11,9 +11,12 @@
 // fixture proc root the real statvfs runs on the listed paths of this machine. A mount whose
 // statvfs fails gets vigil_host_filesystem_device_error 1 and no size samples; the collector
 // still succeeds. No mount table at all: NotFound (absent). Owned by the collection sequence.
-// statvfs can block on a dead network mount; TODO(vigil): run it with a deadline.
+// statvfs can block on a dead network mount, so every call runs with a deadline
+// (deadline_statfs.h, options.statfs_timeout): such a mount reports device_error 1 and the others
+// keep their numbers.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -45,7 +48,8 @@ struct StatvfsFilesystemOptions {
       "var/lib/kubelet/.+|snap/.+)($|/)";
   std::string fstype_exclude = std::string(kDefaultFsTypeExclude);
   std::string mount_point_exclude = std::string(kDefaultMountPointExclude);
-  StatFsFunction statfs = nullptr;  // Null: statvfs(3).
+  StatFsFunction statfs = nullptr;                 // Null: statvfs(3).
+  std::chrono::milliseconds statfs_timeout{2000};  // Per mount point and tick.
 };
 
 class StatvfsFilesystemCollector : public Collector {

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/statvfs_filesystem_collector.h"
 
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -102,6 +107,61 @@ TEST(StatvfsFilesystemCollectorTest, StatvfsFailureIsADeviceErrorNotACollectorFa
   EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_device_error", efi), 1);
   EXPECT_FALSE(FindValue(r.batch, "vigil_host_filesystem_size_bytes", efi));
   EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_device_error", {{"mountpoint", "/"}}), 0);
+}
+
+// A gate a test opens when it wants the blocked statvfs of /data (a dead NFS mount) to return.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open = false;
+  std::atomic<int> data_calls{0};
+};
+
+TEST(StatvfsFilesystemCollectorTest, BlockedMountMissesItsDeadlineAndOthersKeepTheirNumbers) {
+  auto gate = std::make_shared<Gate>();
+  std::vector<std::string> calls;
+  std::mutex calls_mu;
+  StatvfsFilesystemOptions options;
+  options.statfs_timeout = std::chrono::milliseconds(100);
+  options.statfs = [gate, &calls, &calls_mu](const std::string& mp) -> StatusOr<FsStats> {
+    if (mp == "/data") {
+      ++gate->data_calls;
+      std::unique_lock lock(gate->mu);
+      gate->cv.wait(lock, [&] { return gate->open; });
+    }
+    std::lock_guard lock(calls_mu);
+    return FakeStatFs{&calls}(mp);
+  };
+  StatvfsFilesystemCollector collector(FixturePaths("cgroupv2_numa_ib_host"), options);
+  const Labels data = {{"mountpoint", "/data"}};
+
+  const auto start = std::chrono::steady_clock::now();
+  auto first = CollectOnce(collector);
+  ASSERT_TRUE(first.status.ok()) << first.status.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(FindValue(first.batch, "vigil_host_filesystem_device_error", data), 1);
+  EXPECT_FALSE(FindValue(first.batch, "vigil_host_filesystem_size_bytes", data));
+  EXPECT_EQ(FindValue(first.batch, "vigil_host_filesystem_size_bytes", {{"mountpoint", "/"}}),
+            1e12);
+
+  // While it stays blocked, later ticks do not pile up threads on it.
+  auto second = CollectOnce(collector);
+  EXPECT_EQ(FindValue(second.batch, "vigil_host_filesystem_device_error", data), 1);
+  EXPECT_EQ(gate->data_calls.load(), 1);
+
+  {
+    std::lock_guard lock(gate->mu);
+    gate->open = true;
+  }
+  gate->cv.notify_all();
+  // Once the stuck call returns, the mount is asked again and reports its size.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::optional<double> size;
+  while (!size && std::chrono::steady_clock::now() < deadline) {
+    size = FindValue(CollectOnce(collector).batch, "vigil_host_filesystem_size_bytes", data);
+    if (!size) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(size, 8e12);
 }
 
 TEST(StatvfsFilesystemCollectorTest, ReadsCapturedDebianVm) {
