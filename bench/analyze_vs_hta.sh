@@ -3,7 +3,8 @@
 # vigil analyze against Holistic Trace Analysis on the largest real traces in ../shared/traces:
 # MB/s of uncompressed JSON (full analysis from .json.gz to the JSON report), peak RSS
 # (/usr/bin/time -v) and the speed-up over HTA's recorded run time (hta_reference/*.hta.json
-# "timing_s", measured on a 2-core machine like ours), with one thread and with all threads.
+# "timing_s", measured on a 2-core machine like ours), with one thread (pinned to one core) and
+# with all threads.
 # Usage: bench/analyze_vs_hta.sh [N largest traces, default 6]
 # Env: VIGIL_BIN (default build/bin/vigil), VIGIL_SHARED_DIR (default ../shared next to the repo).
 set -euo pipefail
@@ -38,7 +39,9 @@ awk -F'\t' 'NR > 1 && $5 == "kineto" { print $3 "\t" $1 }' "$TRACES/manifest.tsv
       hta="$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["timing_s"]; print(sum(v for v in t.values() if isinstance(v,(int,float))))' "$ref")"
     fi
     for threads in 1 "$nproc_all"; do
-      /usr/bin/time -v -o "$tmp/time.txt" "$VIGIL_BIN" analyze "$TRACES/$path" --quiet \
+      pin=()  # one thread: pinned to one core, so the gzip inflater and analyses share it too
+      if [[ "$threads" == 1 ]] && command -v taskset >/dev/null; then pin=(taskset -c 0); fi
+      /usr/bin/time -v -o "$tmp/time.txt" "${pin[@]}" "$VIGIL_BIN" analyze "$TRACES/$path" --quiet \
         --threads "$threads" --json "$tmp/report.json" >/dev/null 2>"$tmp/err.txt" || {
         echo "analyze_vs_hta: failed on $path: $(cat "$tmp/err.txt")" >&2
         continue

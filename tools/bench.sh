@@ -26,4 +26,6 @@ BUILD_DIR="$build_dir" bench/daemon_gpu_cost.sh || status=1
 echo
 echo "== vigil analyze vs HTA"
 VIGIL_BIN="$build_dir/bin/vigil" bench/analyze_vs_hta.sh || status=1
+echo; echo "== vigil analyze on a synthetic multi-GB trace"; BUILD_DIR="$build_dir" bench/analyze_synthetic.sh || status=1
+echo; echo "== vigil-fleet ingest, 30-day query and dashboard vs prometheus"; BUILD_DIR="$build_dir" bench/fleet_vs_prometheus.sh || status=1
 exit $status

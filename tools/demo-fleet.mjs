@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fills a running vigil-fleet with a small believable fleet (4 hosts x 4 GPUs, 3 teams, 6 jobs
-// over the last 4 hours) for `make demo`, through the same ingest API vigild's push sink uses.
+// over the last 4 hours) for `make demo`, through the same ingest API vigild's push sink uses, and
+// uploads a few vigil analyze reports of sample traces as the jobs' analyses.
 // Usage: node tools/demo-fleet.mjs http://127.0.0.1:9480
-import { makeBatches, toJson } from '../tests/fleet_web/fleet_dataset.mjs';
+import { makeBatches, toJson, uploadAnalyses } from '../tests/fleet_web/fleet_dataset.mjs';
 
 const base = process.argv[2] || 'http://127.0.0.1:9480';
 const batches = makeBatches(Math.floor(Date.now() / 1000));
@@ -20,3 +21,9 @@ for (const batch of batches) {
   samples += batch.samples.length;
 }
 console.log(`demo-fleet: pushed ${batches.length} batches (${samples} samples) of a simulated fleet`);
+// A few vigil analyze reports of sample traces, so the Workflows and job pages have analyses.
+const ids = await uploadAnalyses(base).catch((e) => {
+  console.error(`demo-fleet: ${e.message}`);
+  process.exit(1);
+});
+console.log(`demo-fleet: uploaded ${ids.length} trace analyses`);

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vigil fleet report --by team|model|user|job|framework|host|gpu_model --since 7d
-//  [--until T] [--bucket 1d] [--format table|csv|json] [--fleet URL]`: GPU-hours (busy /
-// held-but-idle / idle), energy and cost from vigil-fleet's /api/v1/attribution, the same numbers
-// the service's API and dashboard show. Talks to vigil-fleet only over its HTTP API.
+//  [--until T] [--bucket 1d] [--format table|csv|json] [--fleet URL | --prometheus URL]`:
+// GPU-hours (busy / held-but-idle / idle), energy and cost from vigil-fleet's /api/v1/attribution,
+// the same numbers the service's API and dashboard show; with --prometheus the same report
+// computed with PromQL from the remote-written counters (fleet_promql_report.h).
+// `vigil fleet jobs [--since 7d]` and `vigil fleet job ID`: jobs with GPU-hours, MFU, model FLOP/s
+// and step time. Talks to vigil-fleet and Prometheus only over their HTTP APIs.
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -13,8 +17,11 @@
 
 #include "base/file_util.h"
 #include "base/strings.h"
+#include "base/time_util.h"
 #include "cli/cli_context.h"
-#include "cli/format.h"
+#include "cli/fleet_profile_command.h"
+#include "cli/fleet_promql_report.h"
+#include "cli/fleet_render.h"
 
 namespace vigil {
 namespace {
@@ -27,6 +34,10 @@ struct ReportOptions {
   std::string format = "table";
   std::string fleet;
   std::string token_file;
+  std::string prometheus;
+  double price_per_gpu_hour = 0;
+  std::string job_id;  // `vigil fleet job ID`.
+  int limit = 100;
 };
 
 std::string DefaultFleetUrl() {
@@ -45,105 +56,178 @@ StatusOr<std::string> ReadToken(const std::string& path) {
   return InvalidArgumentError("token file " + path + ": no token");
 }
 
-std::string Fixed(const nlohmann::json& row, const char* key, double scale = 1) {
-  return fmt::format("{:.2f}", row.value(key, 0.0) * scale);
+void SetTimeouts(httplib::Client& client, const CliContext& ctx) {
+  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::nanoseconds(ctx.TimeoutNs()));
+  client.set_connection_timeout(timeout);
+  client.set_read_timeout(timeout);
 }
 
-std::string RenderTable(const nlohmann::json& reply, bool bucketed) {
-  std::string header = reply.value("by", "key");
-  for (char& c : header) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  std::vector<std::string> columns = {header, "GPU-HOURS",  "BUSY", "HELD-IDLE",
-                                      "IDLE", "ENERGY-KWH", "COST"};
-  if (bucketed) columns.insert(columns.begin(), "BUCKET");
-  TextTable table(columns);
-  for (size_t i = bucketed ? 2 : 1; i < columns.size(); ++i) table.AlignRight(i);
-  auto add = [&](const nlohmann::json& row, const std::string& key, const std::string& bucket) {
-    std::vector<std::string> cells = {key,
-                                      Fixed(row, "gpu_hours"),
-                                      Fixed(row, "busy_gpu_hours"),
-                                      Fixed(row, "held_idle_gpu_hours"),
-                                      Fixed(row, "idle_gpu_hours"),
-                                      Fixed(row, "energy_joules", 1 / 3.6e6),
-                                      Fixed(row, "cost")};
-    if (bucketed) cells.insert(cells.begin(), bucket);
-    table.AddRow(std::move(cells));
-  };
-  for (const nlohmann::json& row : reply.value("rows", nlohmann::json::array())) {
-    add(row, row.value("key", ""), row.value("bucket_start", ""));
-  }
-  add(reply.value("totals", nlohmann::json::object()), "TOTAL", "");
-  return fmt::format("GPU-hours by {} from {} to {}\n", reply.value("by", ""),
-                     reply.value("since", ""), reply.value("until", "")) +
-         table.Render();
-}
-
-std::string RenderCsv(const nlohmann::json& reply, bool bucketed) {
-  static const char* kFields[] = {"gpu_hours",
-                                  "allocated_gpu_hours",
-                                  "busy_gpu_hours",
-                                  "held_idle_gpu_hours",
-                                  "idle_gpu_hours",
-                                  "energy_joules",
-                                  "cost"};
-  std::string out = reply.value("by", "key");
-  if (bucketed) out += ",bucket_start";
-  for (const char* f : kFields) out += std::string(",") + f;
-  out += "\n";
-  for (const nlohmann::json& row : reply.value("rows", nlohmann::json::array())) {
-    std::string key = row.value("key", "");
-    if (key.find_first_of(",\"\n") != std::string::npos) {
-      std::string quoted = "\"";
-      for (char c : key) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-      key = quoted + "\"";
-    }
-    out += key;
-    if (bucketed) out += "," + row.value("bucket_start", "");
-    for (const char* f : kFields) out += "," + fmt::format("{}", row.value(f, 0.0));
-    out += "\n";
-  }
-  return out;
-}
-
-int RunReport(CliContext& ctx, const ReportOptions& o) {
+// GET of a vigil-fleet API path: the parsed reply, or an exit code after printing why.
+int FleetGet(CliContext& ctx, const ReportOptions& o, const char* what, const std::string& path,
+             const httplib::Params& params, nlohmann::json* reply) {
   const std::string url = o.fleet.empty() ? DefaultFleetUrl() : o.fleet;
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
-    std::fprintf(stderr, "vigil: fleet report: --fleet must be http[s]://HOST:PORT, got %s\n",
+    std::fprintf(stderr, "vigil: %s: --fleet must be http[s]://HOST:PORT, got %s\n", what,
                  url.c_str());
     return kExitUsage;
   }
   httplib::Client client(url);
-  const auto timeout = std::chrono::nanoseconds(ctx.TimeoutNs());
-  client.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
-  client.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+  SetTimeouts(client, ctx);
   httplib::Headers headers;
   if (!o.token_file.empty()) {
     StatusOr<std::string> token = ReadToken(o.token_file);
-    if (!token.ok()) return ctx.Fail(token.status(), "fleet report");
+    if (!token.ok()) return ctx.Fail(token.status(), what);
     headers.emplace("Authorization", "Bearer " + *token);
   }
-  httplib::Params params = {{"by", o.by}, {"since", o.since}};
-  if (!o.until.empty()) params.emplace("until", o.until);
-  if (!o.bucket.empty()) params.emplace("bucket", o.bucket);
-  httplib::Result res = client.Get("/api/v1/attribution", params, headers);
+  httplib::Result res = client.Get(path, params, headers);
   if (!res) {
-    std::fprintf(stderr, "vigil: fleet report: cannot reach vigil-fleet at %s: %s\n", url.c_str(),
+    std::fprintf(stderr, "vigil: %s: cannot reach vigil-fleet at %s: %s\n", what, url.c_str(),
                  httplib::to_string(res.error()).c_str());
     return kExitUnreachable;
   }
-  const nlohmann::json reply = nlohmann::json::parse(res->body, nullptr, false);
-  if (res->status != 200 || reply.is_discarded()) {
-    const std::string why = !reply.is_discarded() && reply.contains("error")
-                                ? reply["error"].get<std::string>()
+  *reply = nlohmann::json::parse(res->body, nullptr, false);
+  if (res->status != 200 || reply->is_discarded()) {
+    const std::string why = !reply->is_discarded() && reply->contains("error")
+                                ? (*reply)["error"].get<std::string>()
                                 : SanitizeForLog(res->body);
-    std::fprintf(stderr, "vigil: fleet report: HTTP %d: %s\n", res->status, why.c_str());
+    std::fprintf(stderr, "vigil: %s: HTTP %d: %s\n", what, res->status, why.c_str());
     return res->status == 400 ? kExitUsage : kExitFailure;
   }
-  const bool bucketed = reply.value("bucket_s", 0) > 0;
+  return kExitOk;
+}
+
+// "7d" (back from now) or Unix seconds, as vigil-fleet reads them.
+StatusOr<int64_t> WindowTime(const std::string& text, const char* flag, int64_t now_s) {
+  if (text.find_first_not_of("0123456789") == std::string::npos && text.size() >= 9) {
+    return *ParseInt64(text);
+  }
+  StatusOr<int64_t> d = ParseDuration(text);
+  if (!d.ok()) {
+    return InvalidArgumentError(std::string(flag) + ": want a duration like 7d or unix seconds");
+  }
+  return now_s - *d / kNanosPerSecond;
+}
+
+// The report computed with PromQL against Prometheus or VictoriaMetrics at o.prometheus
+// (http://HOST:PORT[/PATH-PREFIX]).
+int RunPromqlReportCommand(CliContext& ctx, const ReportOptions& o, nlohmann::json* reply) {
+  const std::string& url = o.prometheus;
+  if (url.rfind("http://", 0) != 0) {
+    std::fprintf(stderr,
+                 "vigil: fleet report: --prometheus must be http://HOST:PORT[/PREFIX], got %s\n",
+                 url.c_str());
+    return kExitUsage;
+  }
+  const size_t slash = url.find('/', 7);
+  const std::string base = url.substr(0, slash);
+  std::string prefix = slash == std::string::npos ? "" : url.substr(slash);
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  PromqlReportRequest r;
+  r.by = o.by;
+  r.price_per_gpu_hour = o.price_per_gpu_hour;
+  const int64_t now_s = UnixNanos() / kNanosPerSecond;
+  StatusOr<int64_t> since = WindowTime(o.since, "--since", now_s);
+  StatusOr<int64_t> until =
+      o.until.empty() ? StatusOr<int64_t>(now_s) : WindowTime(o.until, "--until", now_s);
+  if (!since.ok() || !until.ok()) {
+    return ctx.Fail(!since.ok() ? since.status() : until.status(), "fleet report");
+  }
+  r.since_s = *since;
+  r.until_s = *until;
+  if (!o.bucket.empty()) {
+    StatusOr<int64_t> bucket = ParseDuration(o.bucket);
+    if (!bucket.ok()) return ctx.Fail(bucket.status(), "fleet report: --bucket");
+    r.bucket_s = *bucket / kNanosPerSecond;
+  }
+  httplib::Client client(base);
+  SetTimeouts(client, ctx);
+  bool unreachable = false, asked = false;
+  PromqlFetch fetch =
+      [&](const std::string& path,
+          const std::vector<std::pair<std::string, std::string>>& params) -> StatusOr<std::string> {
+    asked = true;
+    httplib::Params form(params.begin(), params.end());
+    httplib::Result res = client.Post(prefix + path, httplib::Headers{}, form);
+    if (!res) {
+      unreachable = true;
+      return UnavailableError("cannot reach " + url + ": " + httplib::to_string(res.error()));
+    }
+    if (res->status != 200) {
+      const nlohmann::json doc = nlohmann::json::parse(res->body, nullptr, false);
+      const std::string why = !doc.is_discarded() && doc.is_object() && doc.contains("error")
+                                  ? doc["error"].dump()
+                                  : SanitizeForLog(res->body);
+      return FailedPreconditionError("HTTP " + std::to_string(res->status) + ": " + why);
+    }
+    return res->body;
+  };
+  StatusOr<nlohmann::json> report = RunPromqlReport(r, fetch);
+  if (!report.ok()) {
+    std::fprintf(stderr, "vigil: fleet report: %s\n", report.status().ToString().c_str());
+    return unreachable ? kExitUnreachable : !asked ? kExitUsage : kExitFailure;
+  }
+  *reply = std::move(*report);
+  (*reply)["prometheus"] = url;
+  return kExitOk;
+}
+
+int RunReport(CliContext& ctx, const ReportOptions& o) {
+  nlohmann::json reply;
+  int code;
+  if (!o.prometheus.empty()) {
+    code = RunPromqlReportCommand(ctx, o, &reply);
+  } else {
+    httplib::Params params = {{"by", o.by}, {"since", o.since}};
+    if (!o.until.empty()) params.emplace("until", o.until);
+    if (!o.bucket.empty()) params.emplace("bucket", o.bucket);
+    code = FleetGet(ctx, o, "fleet report", "/api/v1/attribution", params, &reply);
+  }
+  if (code != kExitOk) return code;
   std::string out = o.format == "json"  ? reply.dump(2) + "\n"
-                    : o.format == "csv" ? RenderCsv(reply, bucketed)
-                                        : RenderTable(reply, bucketed);
+                    : o.format == "csv" ? RenderAttributionCsv(reply)
+                                        : RenderAttributionTable(reply);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
+}
+
+int RunJobs(CliContext& ctx, const ReportOptions& o) {
+  nlohmann::json reply;
+  const int code = FleetGet(ctx, o, "fleet jobs", "/api/v1/jobs",
+                            {{"since", o.since}, {"limit", std::to_string(o.limit)}}, &reply);
+  if (code != kExitOk) return code;
+  const std::string out = o.format == "json" ? reply.dump(2) + "\n" : RenderJobsTable(reply);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return kExitOk;
+}
+
+// Percent-encodes everything but unreserved characters (RFC 3986), for one path segment.
+std::string PathSegment(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+int RunJob(CliContext& ctx, const ReportOptions& o) {
+  nlohmann::json reply;
+  const int code =
+      FleetGet(ctx, o, "fleet job", "/api/v1/jobs/" + PathSegment(o.job_id), {}, &reply);
+  if (code != kExitOk) return code;
+  const std::string out = o.format == "json" ? reply.dump(2) + "\n" : RenderJob(reply);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return kExitOk;
+}
+
+void AddFleetOptions(CLI::App* cmd, ReportOptions* o) {
+  cmd->add_option("--fleet", o->fleet,
+                  "vigil-fleet URL (default $VIGIL_FLEET_URL or http://127.0.0.1:9480)");
+  cmd->add_option("--fleet-token-file", o->token_file, "File holding a vigil-fleet token");
 }
 
 }  // namespace
@@ -164,10 +248,36 @@ void AddFleetCommand(CLI::App& app, CliContext& ctx) {
   report->add_option("--format", opts->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json"}))
       ->capture_default_str();
-  report->add_option("--fleet", opts->fleet,
-                     "vigil-fleet URL (default $VIGIL_FLEET_URL or http://127.0.0.1:9480)");
-  report->add_option("--fleet-token-file", opts->token_file, "File holding a vigil-fleet token");
+  AddFleetOptions(report, opts.get());
+  report->add_option("--prometheus", opts->prometheus,
+                     "Compute the report with PromQL from Prometheus or VictoriaMetrics at this "
+                     "URL (http://HOST:PORT[/PREFIX]) instead of asking vigil-fleet");
+  report
+      ->add_option("--price-per-gpu-hour", opts->price_per_gpu_hour,
+                   "With --prometheus: the price for the cost column (vigil-fleet has its own)")
+      ->check(CLI::NonNegativeNumber);
   report->callback([&ctx, opts] { RunCommand(ctx, [&] { return RunReport(ctx, *opts); }); });
+
+  CLI::App* jobs = fleet->add_subcommand(
+      "jobs", "Jobs by GPU-hours, with MFU, model FLOP/s and step time (libvigil_client)");
+  jobs->add_option("--since", opts->since, "Window start: a duration back (7d) or unix seconds")
+      ->capture_default_str();
+  jobs->add_option("--limit", opts->limit, "At most this many jobs")->capture_default_str();
+  jobs->add_option("--format", opts->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  AddFleetOptions(jobs, opts.get());
+  jobs->callback([&ctx, opts] { RunCommand(ctx, [&] { return RunJobs(ctx, *opts); }); });
+
+  CLI::App* job = fleet->add_subcommand("job", "One job over its whole life");
+  job->add_option("job_id", opts->job_id, "Job id")->required();
+  job->add_option("--format", opts->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  AddFleetOptions(job, opts.get());
+  job->callback([&ctx, opts] { RunCommand(ctx, [&] { return RunJob(ctx, *opts); }); });
+
+  AddFleetProfileCommands(fleet, ctx);  // `vigil fleet profile` and `profiles`.
 }
 
 }  // namespace vigil

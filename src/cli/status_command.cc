@@ -81,6 +81,15 @@ std::string RenderStatus(const nlohmann::json& s) {
         FormatValue(JsonNumber(store, "downsampled_points")),
         FormatBytes(JsonNumber(store, "bytes")), FormatValue(JsonNumber(store, "dropped_series")));
   }
+  // Trace uploads to vigil-fleet (present only with --fleet-url).
+  const nlohmann::json& uploads = JsonObject(s, "trace_uploads");
+  if (!uploads.empty()) {
+    out += fmt::format("trace uploads: {} uploaded, {} failed, {} queued, {} sent to {}\n",
+                       FormatValue(JsonNumber(uploads, "uploaded")),
+                       FormatValue(JsonNumber(uploads, "failed")),
+                       FormatValue(JsonNumber(uploads, "queued")),
+                       FormatBytes(JsonNumber(uploads, "bytes_sent")), JsonString(uploads, "url"));
+  }
   return out;
 }
 

@@ -80,6 +80,7 @@ JobLabels GpuCollector::ResolveJob(const GpuReading& r, size_t i) {
   labels.user = info->user;
   labels.team = info->team;
   labels.model = info->model;
+  labels.framework = info->framework;
   labels.rule = info->rule.empty() ? "none" : info->rule;
   return labels;
 }
@@ -148,7 +149,8 @@ Status GpuCollector::Collect(MetricWriter& out) {
   for (const auto& [key, usage] : accountant_.jobs()) {
     const auto& [uuid, job] = key;
     Labels labels = {{"gpu_uuid", uuid}, {"job_id", job.job_id}, {"user", job.user},
-                     {"team", job.team}, {"model", job.model},   {"rule", job.rule}};
+                     {"team", job.team}, {"model", job.model},   {"framework", job.framework},
+                     {"rule", job.rule}};
     if (simulated) labels.emplace_back("simulated", "true");
     out.Add(m::kAllocated, usage.allocated_s(), labels);
     out.Add(m::kBusy, usage.busy_s, labels);

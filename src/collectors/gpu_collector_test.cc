@@ -76,6 +76,7 @@ struct Harness {
       info.user = "alice";
       info.team = "llm";
       info.model = "llama";
+      info.framework = "pytorch";
       info.rule = "slurm_cgroup";
       return info;
     };
@@ -155,6 +156,12 @@ TEST(GpuCollectorTest, PerJobSecondsAddUpToWallTimeExactly) {
   EXPECT_DOUBLE_EQ(busy->value, wall * 0.5);  // Weighted by SM activity.
   EXPECT_EQ(LabelValue(busy->labels, "rule"), "slurm_cgroup");
   EXPECT_EQ(LabelValue(busy->labels, "team"), "llm");
+  EXPECT_EQ(LabelValue(busy->labels, "framework"), "pytorch");
+  // Exactly the accounting labels (the writer sorts them by name).
+  std::vector<std::string> names;
+  for (const auto& [k, v] : busy->labels) names.push_back(k);
+  EXPECT_EQ(names, (std::vector<std::string>{"framework", "gpu_uuid", "job_id", "model", "rule",
+                                             "team", "user"}));
   // Energy: power 500 W throughout, no counter -> 500 x wall on each GPU, all attributed.
   EXPECT_NEAR(Find(b, "vigil_gpu_energy_joules_total", {{"gpu_uuid", "GPU-2"}})->value, 500 * wall,
               1e-6);
@@ -255,6 +262,9 @@ TEST(GpuCollectorTest, SimulatedBackendLabelsEverySample) {
   EXPECT_NE(Find(b, "vigil_gpu_flops_estimated", {{"gpu_index", "0"}}), nullptr);
   EXPECT_DOUBLE_EQ(Find(b, "vigil_gpu_held_idle_seconds_total", {{"job_id", "sim-nb-3003"}})->value,
                    2.0);
+  EXPECT_NE(Find(b, "vigil_gpu_allocated_seconds_total",
+                 {{"job_id", "sim-ft-2002"}, {"framework", "jax"}}),
+            nullptr);
 }
 
 }  // namespace

@@ -77,7 +77,8 @@ nlohmann::json StatusJson(const DaemonView& view) {
   if (view.store != nullptr) {
     stats = view.store->stats();
   }
-  return nlohmann::json{
+  nlohmann::json uploads = view.trace_uploads ? view.trace_uploads() : nlohmann::json(nullptr);
+  nlohmann::json out{
       {"version", kVersion},
       {"hostname", view.hostname},
       {"pid", view.pid},
@@ -97,6 +98,10 @@ nlohmann::json StatusJson(const DaemonView& view) {
         {"unix", view.endpoints.unix_socket},
         {"http", view.endpoints.http}}},
   };
+  if (!uploads.is_null()) {
+    out["trace_uploads"] = std::move(uploads);
+  }
+  return out;
 }
 
 nlohmann::json ProcessesJson(const DaemonView& view) {

@@ -45,6 +45,7 @@ struct DaemonView {
   int64_t start_unix_ns = 0;
   Endpoints endpoints;
   std::vector<std::string> static_reduced_features;  // Known at start.
+  std::function<nlohmann::json()> trace_uploads;     // Null when traces are not uploaded.
   std::atomic<bool> stopping{false};
 };
 

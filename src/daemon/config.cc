@@ -178,6 +178,8 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
       {"nvml_library", StringKey(&DaemonConfig::nvml_library)},
       {"dcgm_address", StringKey(&DaemonConfig::dcgm_address)},
       {"fleet_url", StringKey(&DaemonConfig::fleet_url)},
+      {"host_name", StringKey(&DaemonConfig::host_name)},
+      {"state_dir", StringKey(&DaemonConfig::state_dir)},
       {"fleet_token_file", StringKey(&DaemonConfig::fleet_token_file)},
       {"fleet_ca_file", StringKey(&DaemonConfig::fleet_ca_file)},
       {"remote_write_url", StringKey(&DaemonConfig::remote_write_url)},

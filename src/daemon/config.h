@@ -57,6 +57,8 @@ struct DaemonConfig {
   std::string dcgm_address = "127.0.0.1:5555";  // --gpu-backend dcgm: host engine to use.
   bool dcgm_embedded = false;                   // Embed DCGM when no host engine answers.
   std::string fleet_url;
+  std::string host_name;         // This host's name in the fleet ("" = gethostname()).
+  std::string state_dir;         // Fleet spool, remote-write buffer ("" = DefaultStateDir()).
   std::string fleet_token_file;  // Token this host presents to vigil-fleet ("" = none).
   std::string fleet_ca_file;     // CA bundle for an https fleet URL ("" = the system's).
   std::string remote_write_url;

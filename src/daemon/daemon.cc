@@ -111,7 +111,7 @@ void Daemon::AddCollectors() {
 Status Daemon::Prepare() {
   view_.start_unix_ns = UnixNanos();
   view_.pid = static_cast<int>(getpid());
-  view_.hostname = HostName();
+  view_.hostname = config_.host_name.empty() ? HostName() : config_.host_name;
   view_.user = UserName(geteuid());
   view_.proc_root = config_.proc_root;
   view_.store = &store_;
@@ -138,7 +138,8 @@ Status Daemon::Prepare() {
     FleetPushSinkOptions fleet;
     fleet.url = config_.fleet_url;
     fleet.host = view_.hostname;
-    fleet.spool_dir = JoinPath(DefaultStateDir(), "fleet-spool");
+    fleet.spool_dir =
+        JoinPath(config_.state_dir.empty() ? DefaultStateDir() : config_.state_dir, "fleet-spool");
     fleet.ca_file = config_.fleet_ca_file;
     if (!config_.fleet_token_file.empty()) {
       VIGIL_ASSIGN_OR_RETURN(std::string token, ReadSmallFile(config_.fleet_token_file, 4096));
@@ -154,7 +155,8 @@ Status Daemon::Prepare() {
     RemoteWriteSinkOptions rw;
     rw.url = config_.remote_write_url;
     rw.host_label_value = view_.hostname;
-    rw.buffer_dir = JoinPath(DefaultStateDir(), "remote-write");
+    rw.buffer_dir =
+        JoinPath(config_.state_dir.empty() ? DefaultStateDir() : config_.state_dir, "remote-write");
     VIGIL_ASSIGN_OR_RETURN(std::unique_ptr<RemoteWriteSink> sink,
                            RemoteWriteSink::Create(std::move(rw)));
     sinks_.push_back(std::move(sink));
@@ -173,6 +175,7 @@ Status Daemon::Prepare() {
   AddCollectors();
   if (!config_.once) {
     tracing_ = std::make_unique<TracingStack>(config_, resolver_, watch_list_, &store_);
+    view_.trace_uploads = [this] { return tracing_->UploadStatusJson(); };
     scheduler_->Add(
         "ipc_fabric", [this] { return tracing_->MakeCollector(); }, config_.interval_ns, true);
     scheduler_->Add(
@@ -187,7 +190,8 @@ Status Daemon::Prepare() {
                 }
                 return drops;
               },
-              view_.start_unix_ns);
+              view_.start_unix_ns,
+              [this] { return AdvertisedRpcAddress(view_.endpoints.rpc, view_.hostname); });
         },
         config_.interval_ns, true);
   }

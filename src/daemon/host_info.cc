@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "base/strings.h"
+
 namespace vigil::daemon {
 
 std::string HostName() {
@@ -31,6 +33,22 @@ std::string FormatHostPort(const std::string& host, int port) {
     return "[" + host + "]:" + std::to_string(port);
   }
   return host + ":" + std::to_string(port);
+}
+
+std::string AdvertisedRpcAddress(const std::string& listening, const std::string& hostname) {
+  const size_t colon = listening.rfind(':');
+  if (listening.empty() || colon == std::string::npos) {
+    return "";
+  }
+  std::string host = listening.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[') {
+    host = host.substr(1, host.size() - 2);
+  }
+  if (host.empty() || host == "0.0.0.0" || host == "::") {
+    const int64_t port = ParseInt64(listening.substr(colon + 1)).value_or(0);
+    return port > 0 ? FormatHostPort(hostname, static_cast<int>(port)) : "";
+  }
+  return listening;
 }
 
 std::vector<std::string> StaticReducedFeatures(const DaemonConfig& config,

@@ -18,6 +18,9 @@ std::string HostName();
 std::string UserName(unsigned uid);
 // "127.0.0.1:1778", "[::1]:1778".
 std::string FormatHostPort(const std::string& host, int port);
+// The control RPC address to tell others (vigil-fleet): `listening` ("HOST:PORT" as bound) with
+// a wildcard host (0.0.0.0, ::, "") replaced by `hostname`; "" when there is no TCP listener.
+std::string AdvertisedRpcAddress(const std::string& listening, const std::string& hostname);
 
 // Features `config` asks for (or a full install would have) that this run does not provide.
 std::vector<std::string> StaticReducedFeatures(const DaemonConfig& config,

@@ -37,6 +37,8 @@ constexpr ValueFlag kValueFlags[] = {
     {"--dcgm-address", "dcgm_address", "nv-hostengine HOST:PORT for --gpu-backend dcgm"},
     {"--dcgm-embedded", "dcgm_embedded", "true: embed DCGM when no host engine answers"},
     {"--fleet-url", "fleet_url", "Push samples to this vigil-fleet URL"},
+    {"--host-name", "host_name", "This host's name in the fleet (default: the hostname)"},
+    {"--state-dir", "state_dir", "Where the fleet spool and remote-write buffer live"},
     {"--fleet-token-file", "fleet_token_file", "File holding this host's vigil-fleet token"},
     {"--fleet-ca-file", "fleet_ca_file", "PEM CA bundle for an https --fleet-url"},
     {"--remote-write-url", "remote_write_url", "Prometheus remote-write URL"},

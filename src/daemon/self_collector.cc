@@ -27,7 +27,7 @@ constexpr MetricDesc kStoreDropped{"vigil_daemon_store_dropped_series_total",
                                    MetricKind::kCounter, ""};
 constexpr MetricDesc kUptime{"vigil_daemon_uptime_seconds", "Seconds since vigild started.",
                              MetricKind::kGauge, "seconds"};
-constexpr MetricDesc kInfo{"vigil_daemon_info", "Always 1; the version is a label.",
+constexpr MetricDesc kInfo{"vigil_daemon_info", "Always 1; version and rpc_address are labels.",
                            MetricKind::kGauge, "info"};
 constexpr MetricDesc kSinkDropped{"vigil_daemon_sink_dropped_batches_total",
                                   "Batches a sink dropped because it fell behind or failed.",
@@ -37,10 +37,11 @@ constexpr MetricDesc kSinkDropped{"vigil_daemon_sink_dropped_batches_total",
 
 SelfCollector::SelfCollector(std::function<SeriesStoreStats()> store_stats,
                              std::function<std::vector<SinkDrops>()> sink_drops,
-                             int64_t start_unix_ns)
+                             int64_t start_unix_ns, std::function<std::string()> rpc_address)
     : store_stats_(std::move(store_stats)),
       sink_drops_(std::move(sink_drops)),
-      start_unix_ns_(start_unix_ns) {}
+      start_unix_ns_(start_unix_ns),
+      rpc_address_(std::move(rpc_address)) {}
 
 std::vector<const MetricDesc*> SelfCollector::Metrics() {
   return {&kCpu,          &kRss,    &kStoreSeries, &kStoreBytes,
@@ -48,7 +49,12 @@ std::vector<const MetricDesc*> SelfCollector::Metrics() {
 }
 
 Status SelfCollector::Collect(MetricWriter& out) {
-  out.Add(kInfo, 1, {{"version", kVersion}});
+  const std::string rpc = rpc_address_ ? rpc_address_() : std::string();
+  if (rpc.empty()) {
+    out.Add(kInfo, 1, {{"version", kVersion}});
+  } else {
+    out.Add(kInfo, 1, {{"rpc_address", rpc}, {"version", kVersion}});
+  }
   out.Add(kUptime, static_cast<double>(UnixNanos() - start_unix_ns_) / 1e9);
   if (store_stats_) {
     const SeriesStoreStats stats = store_stats_();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "base/time_util.h"
+#include "daemon/host_info.h"
 #include "metrics/naming.h"
 
 namespace vigil::daemon {
@@ -23,7 +24,7 @@ TEST(SelfCollectorTest, ReportsThisProcessAndTheStore) {
                           [] {
                             return std::vector<SinkDrops>{{"jsonl", 3}};
                           },
-                          UnixNanos() - 5 * kNanosPerSecond);
+                          UnixNanos() - 5 * kNanosPerSecond, [] { return "10.0.0.7:1778"; });
   MetricBatch batch;
   MetricWriter writer(&batch);
   ASSERT_TRUE(collector.Collect(writer).ok());
@@ -32,6 +33,7 @@ TEST(SelfCollectorTest, ReportsThisProcessAndTheStore) {
     values[std::string(s.desc->name)] = s.value;
     if (s.desc->name == "vigil_daemon_info") {
       EXPECT_EQ(LabelValue(s.labels, "version"), kVersion);
+      EXPECT_EQ(LabelValue(s.labels, "rpc_address"), "10.0.0.7:1778");
     }
   }
   EXPECT_EQ(values["vigil_daemon_info"], 1);
@@ -41,6 +43,13 @@ TEST(SelfCollectorTest, ReportsThisProcessAndTheStore) {
   EXPECT_GE(values["vigil_daemon_uptime_seconds"], 5);
   EXPECT_GT(values["vigil_daemon_resident_memory_bytes"], 1 << 20);
   EXPECT_GE(values["vigil_daemon_cpu_seconds_total"], 0);
+}
+
+TEST(SelfCollectorTest, AdvertisesTheRpcAddressWithTheHostNameForAWildcard) {
+  EXPECT_EQ(AdvertisedRpcAddress("127.0.0.1:1778", "node01"), "127.0.0.1:1778");
+  EXPECT_EQ(AdvertisedRpcAddress("0.0.0.0:1778", "node01"), "node01:1778");
+  EXPECT_EQ(AdvertisedRpcAddress("[::]:1800", "node02"), "node02:1800");
+  EXPECT_EQ(AdvertisedRpcAddress("", "node01"), "");
 }
 
 }  // namespace

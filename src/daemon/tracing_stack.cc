@@ -8,8 +8,11 @@
 #include <mutex>
 #include <random>
 
+#include "base/file_util.h"
 #include "base/logging.h"
+#include "base/strings.h"
 #include "base/time_util.h"
+#include "daemon/host_info.h"
 #include "ipc/trace_rpc.h"
 
 namespace vigil::daemon {
@@ -83,6 +86,22 @@ TracingStack::TracingStack(const DaemonConfig& config, std::shared_ptr<JobResolv
         std::make_unique<AutoTracer>(ToAutoTraceOptions(config.auto_trace), traces_.get(),
                                      &MonotonicNanos, [rng] { return (*rng)(); });
   }
+  if (!config.fleet_url.empty() && !config.once) {
+    TraceUploaderOptions uo;
+    uo.url = config.fleet_url;
+    uo.host = config.host_name.empty() ? HostName() : config.host_name;
+    uo.ca_file = config.fleet_ca_file;
+    if (!config.fleet_token_file.empty()) {
+      StatusOr<std::string> token = ReadSmallFile(config.fleet_token_file, 4096);
+      uo.token = token.ok() ? std::string(Trim(*token)) : std::string();
+    }
+    StatusOr<std::unique_ptr<TraceUploader>> uploader = TraceUploader::Create(uo);
+    if (uploader.ok()) {
+      uploader_ = std::move(*uploader);
+    } else {
+      VIGIL_LOG_WARN("trace upload is off: {}", uploader.status().message());
+    }
+  }
 }
 
 TracingStack::~TracingStack() { Stop(); }
@@ -107,6 +126,40 @@ void TracingStack::Stop() {
     ticker_.join();
   }
   fabric_->Stop();
+  if (uploader_) {
+    uploader_->Stop();
+  }
+}
+
+nlohmann::json TracingStack::UploadStatusJson() const {
+  return uploader_ ? uploader_->StatusJson() : nlohmann::json(nullptr);
+}
+
+// Every process of an upload-requested session whose file is written goes to the uploader once.
+void TracingStack::QueueUploads() {
+  std::set<std::pair<std::string, int32_t>> live;
+  for (const TraceSession& s : traces_->List()) {
+    if (s.upload_request_id.empty()) {
+      continue;
+    }
+    for (const TraceProcess& p : s.processes) {
+      std::pair<std::string, int32_t> key{s.trace_id, p.host_pid};
+      live.insert(key);
+      if (p.state != TraceState::kWritten || queued_uploads_.count(key) != 0) {
+        continue;
+      }
+      queued_uploads_.insert(key);
+      TraceUpload u;
+      u.request_id = s.upload_request_id;
+      u.trace_id = s.trace_id;
+      u.job_id = p.job_id.empty() ? s.job_id : p.job_id;
+      u.path = p.watch_path.empty() ? p.path : p.watch_path;
+      u.pid = p.pid;
+      uploader_->Enqueue(std::move(u));
+    }
+  }
+  // Forget sessions the trace service no longer keeps.
+  std::erase_if(queued_uploads_, [&](const auto& key) { return live.count(key) == 0; });
 }
 
 std::unique_ptr<Collector> TracingStack::MakeCollector() {
@@ -119,6 +172,9 @@ void TracingStack::Loop(std::stop_token stop) {
   int64_t last_feed = 0;
   while (!stop.stop_requested()) {
     traces_->Tick();
+    if (uploader_) {
+      QueueUploads();
+    }
     const int64_t now = MonotonicNanos();
     if (watch_list_) {
       const int64_t unix_now = UnixNanos();

@@ -3,13 +3,18 @@
 // of traceable processes, on-demand trace sessions and their RPC methods, libvigil_client's job
 // metrics, and the automatic-tracing policies. A ticker thread advances sessions once a second,
 // expires silent processes, puts registered processes on the watch list (reason "ipc") and feeds
-// per-job GPU utilisation from the series store to the low-utilisation policy.
+// per-job GPU utilisation from the series store to the low-utilisation policy. With a fleet URL
+// it also queues the written files of sessions started with an upload request on the trace
+// uploader (docs/protocols.md "Trace upload").
 // Owner: Daemon (must outlive the RPC server and the scheduler that hold pointers into it).
 #pragma once
 
 #include <memory>
+#include <set>
 #include <stop_token>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "attribution/job_resolver.h"
 #include "base/status.h"
@@ -23,6 +28,7 @@
 #include "ipc/trace_sessions.h"
 #include "metrics/series_store.h"
 #include "rpc/dispatcher.h"
+#include "sinks/trace_uploader.h"
 
 namespace vigil::daemon {
 
@@ -42,10 +48,13 @@ class TracingStack {
   void Stop();
   // Collector "ipc_fabric": datagram counters and the vigil_job_* metrics from client reports.
   std::unique_ptr<Collector> MakeCollector();
+  // The uploader's state for vigilStatus; null when traces are not uploaded (no fleet URL).
+  nlohmann::json UploadStatusJson() const;
 
  private:
   void Loop(std::stop_token stop);
   void FeedUtilisation();
+  void QueueUploads();
 
   const DaemonConfig config_;
   std::shared_ptr<WatchList> watch_list_;
@@ -54,7 +63,9 @@ class TracingStack {
   std::unique_ptr<TraceService> traces_;
   std::unique_ptr<JobMetrics> job_metrics_;
   std::unique_ptr<FabricServer> fabric_;
-  std::unique_ptr<AutoTracer> auto_tracer_;  // Null when no policy is on.
+  std::unique_ptr<AutoTracer> auto_tracer_;                   // Null when no policy is on.
+  std::unique_ptr<TraceUploader> uploader_;                   // Null without a fleet URL.
+  std::set<std::pair<std::string, int32_t>> queued_uploads_;  // (trace id, host pid); ticker.
   std::jthread ticker_;
 };
 

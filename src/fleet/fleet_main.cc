@@ -12,6 +12,7 @@
 #include "base/time_util.h"
 #include "fleet/fleet_server.h"
 #include "fleet/ledger_store.h"
+#include "fleet/profiling_setup.h"
 
 namespace vigil {
 namespace {
@@ -27,6 +28,7 @@ struct ServeFlags {
   std::string rollup_retention = "400d";
   std::string max_gap = "5m";
   std::string log_level = "info";
+  ProfilingFlags profiling;
 };
 
 int Serve(const ServeFlags& f) {
@@ -81,6 +83,11 @@ int Serve(const ServeFlags& f) {
     std::fprintf(stderr, "vigil-fleet: %s\n", store.status().ToString().c_str());
     return 1;
   }
+  StatusOr<ProfilingStack> profiling = StartProfiling(f.profiling, store->get(), &server_options);
+  if (!profiling.ok()) {
+    std::fprintf(stderr, "vigil-fleet: %s\n", profiling.status().ToString().c_str());
+    return 2;
+  }
   FleetServer server(server_options, store->get());
   if (Status s = server.Start(); !s.ok()) {
     std::fprintf(stderr, "vigil-fleet: %s\n", s.ToString().c_str());
@@ -127,6 +134,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve->add_option("--log-level", flags.log_level, "debug|info|warn|error|off")
       ->capture_default_str();
+  vigil::AddProfilingFlags(serve, &flags.profiling);
   int code = 0;
   serve->callback([&] { code = vigil::Serve(flags); });
   CLI11_PARSE(app, argc, argv);

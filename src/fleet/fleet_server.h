@@ -27,6 +27,8 @@ struct Response;
 
 namespace vigil {
 
+class ProfilingService;
+
 struct FleetServerOptions {
   std::string host = "127.0.0.1";
   int port = 9480;         // 0 = any free port (see port()).
@@ -35,8 +37,9 @@ struct FleetServerOptions {
   std::string tls_cert_file;
   std::string tls_key_file;
   double price_per_gpu_hour = 0;
-  size_t max_body_bytes = 8 << 20;       // As sent (compressed).
-  size_t max_inflated_bytes = 64 << 20;  // After gunzip.
+  size_t max_body_bytes = 8 << 20;        // As sent (compressed).
+  size_t max_inflated_bytes = 64 << 20;   // After gunzip.
+  ProfilingService* profiling = nullptr;  // Fleet profiling (profiling_routes.h); null = off.
 };
 
 // What a route file gets to check a request: replies the error and returns false when the

@@ -55,6 +55,40 @@ TEST(IngestBatchTest, RejectsMalformedBatchesWithTheReason) {
           .ok());
 }
 
+TEST(IngestBatchTest, LabelsAreSortedAndADuplicateIsRejected) {
+  StatusOr<IngestBatch> b =
+      ParseIngestBatch(R"({"host":"h","batch_id":"b","samples":[{"name":"m","value":2,"time_ns":5,)"
+                       R"("labels":{"z":"1","a":"2","m":"3"}}]})");
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  const Labels want = {{"a", "2"}, {"m", "3"}, {"z", "1"}};
+  EXPECT_EQ(b->samples[0].labels, want);
+  EXPECT_EQ(b->samples[0].value, 2.0);
+  StatusOr<IngestBatch> dup =
+      ParseIngestBatch(R"({"host":"h","batch_id":"b","samples":[{"name":"m","value":2,"time_ns":5,)"
+                       R"("labels":{"a":"1","a":"2"}}]})");
+  EXPECT_EQ(dup.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(dup.status().message().find("appears twice"), std::string::npos);
+}
+
+TEST(IngestBatchTest, IntegersMustBeExactAndValuesFinite) {
+  auto parse = [](const std::string& sample) {
+    return ParseIngestBatch(R"({"host":"h","batch_id":"b","samples":[)" + sample + "]}");
+  };
+  EXPECT_TRUE(parse(R"({"name":"m","value":1e300,"time_ns":1764410994000000001})").ok());
+  EXPECT_EQ(parse(R"({"name":"m","value":1,"time_ns":1.5e18})").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(parse(R"({"name":"m","value":"1","time_ns":5})").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(parse(R"({"name":"","value":1,"time_ns":5})").status().code(),
+            StatusCode::kInvalidArgument);
+  StatusOr<IngestBatch> exact = parse(R"({"name":"m","value":1,"time_ns":1764410994000000001})");
+  ASSERT_TRUE(exact.ok());
+  EXPECT_EQ(exact->samples[0].time_ns, 1764410994000000001);
+  EXPECT_EQ(ParseIngestBatch("[1,2]").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseIngestBatch(R"({"host":"h","batch_id":"b","samples":[1]})").status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST(IngestBatchTest, GunzipRoundTripsAndCapsOutput) {
   const std::string text(100000, 'x');
   StatusOr<std::string> out = Gunzip(Gzip(text), 1 << 20);

@@ -2,6 +2,7 @@
 #include "fleet/ledger_ingest.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace vigil {
 namespace {
@@ -23,6 +24,18 @@ constexpr CounterField kCounters[] = {
     {"vigil_gpu_held_idle_seconds_total", &LedgerCell::held_idle_s, true, true},
     {"vigil_job_gpu_energy_joules_total", &LedgerCell::energy_j, true, false},
     {"vigil_gpu_energy_joules_total", &LedgerCell::energy_j, false, false},
+};
+
+struct JobGaugeField {
+  std::string_view name;
+  double JobMetricCell::*sum;
+  int64_t JobMetricCell::*n;
+};
+
+constexpr JobGaugeField kJobGauges[] = {
+    {"vigil_job_mfu_ratio", &JobMetricCell::mfu_sum, &JobMetricCell::mfu_n},
+    {"vigil_job_model_flops", &JobMetricCell::flops_sum, &JobMetricCell::flops_n},
+    {"vigil_job_step_seconds", &JobMetricCell::step_s_sum, &JobMetricCell::step_n},
 };
 
 void AppendSeriesKey(const std::string& host, const IngestSample& s, std::string* key) {
@@ -202,14 +215,33 @@ void LedgerIngestor::Counter(const std::string& key, const std::string& hb_key, 
   ++stats->used;
 }
 
+void LedgerIngestor::JobGauge(const IngestSample& s, IngestStats* stats) {
+  const std::string_view job_id = LabelValue(s.labels, "job_id");
+  if (job_id.empty() || !std::isfinite(s.value) || s.value < 0) {
+    return;
+  }
+  for (const JobGaugeField& g : kJobGauges) {
+    if (s.name == g.name) {
+      JobMetricCell& cell =
+          job_metrics_[{FloorDiv(s.time_ns, kMinuteNs) * 60, std::string(job_id)}];
+      cell.*g.sum += s.value;
+      ++(cell.*g.n);
+      ++stats->used;
+      return;
+    }
+  }
+}
+
 void LedgerIngestor::Ingest(const IngestBatch& batch, LedgerIds& ids, LedgerCells* cells,
                             IngestStats* stats) {
   std::string key;
   std::string hb_key;
+  job_metrics_.clear();
   for (const IngestSample& s : batch.samples) {
     ++stats->samples;
     const std::string_view uuid = LabelValue(s.labels, "gpu_uuid");
     if (uuid.empty()) {
+      JobGauge(s, stats);
       continue;
     }
     const std::string_view job_id = LabelValue(s.labels, "job_id");
@@ -251,6 +283,32 @@ void LedgerIngestor::Ingest(const IngestBatch& batch, LedgerIds& ids, LedgerCell
       break;
     }
   }
+}
+
+Status FlushJobMetrics(Db& db, const JobMetricCells& cells) {
+  if (cells.empty()) {
+    return OkStatus();
+  }
+  VIGIL_ASSIGN_OR_RETURN(
+      Stmt stmt,
+      db.Prepare("INSERT INTO job_minute_metrics (job_id, minute_s, mfu_sum, mfu_n, flops_sum,"
+                 " flops_n, step_s_sum, step_n) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                 " ON CONFLICT (job_id, minute_s) DO UPDATE SET mfu_sum=mfu_sum+excluded.mfu_sum,"
+                 " mfu_n=mfu_n+excluded.mfu_n, flops_sum=flops_sum+excluded.flops_sum,"
+                 " flops_n=flops_n+excluded.flops_n, step_s_sum=step_s_sum+excluded.step_s_sum,"
+                 " step_n=step_n+excluded.step_n"));
+  for (const auto& [key, c] : cells) {
+    VIGIL_RETURN_IF_ERROR(stmt.Bind(1, key.second)
+                              .Bind(2, key.first)
+                              .Bind(3, c.mfu_sum)
+                              .Bind(4, c.mfu_n)
+                              .Bind(5, c.flops_sum)
+                              .Bind(6, c.flops_n)
+                              .Bind(7, c.step_s_sum)
+                              .Bind(8, c.step_n)
+                              .Run());
+  }
+  return OkStatus();
 }
 
 }  // namespace vigil

@@ -24,7 +24,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/status.h"
 #include "fleet/ingest_batch.h"
+#include "fleet/sqlite_db.h"
 
 namespace vigil {
 
@@ -45,6 +47,18 @@ struct LedgerCell {
 };
 
 using LedgerCells = std::map<CellKey, LedgerCell>;
+
+// libvigil_client's job gauges in one minute of one job id (they carry job_id, not gpu_uuid, and
+// no user or rule, so they are keyed by the id alone): sums and counts of the reported values.
+struct JobMetricCell {
+  double mfu_sum = 0;
+  int64_t mfu_n = 0;
+  double flops_sum = 0;  // vigil_job_model_flops: model FLOPs per step.
+  int64_t flops_n = 0;
+  double step_s_sum = 0;
+  int64_t step_n = 0;
+};
+using JobMetricCells = std::map<std::pair<int64_t, std::string>, JobMetricCell>;  // minute_s, id.
 
 struct JobIdent {
   std::string job_id, user, team, model, framework, rule;
@@ -81,12 +95,20 @@ class LedgerIngestor {
   // Adds the batch's contributions to *cells. The series touched since the last Commit() or
   // Rollback() are listed by touched(); Rollback() puts their previous states back.
   void Ingest(const IngestBatch& batch, LedgerIds& ids, LedgerCells* cells, IngestStats* stats);
+  // The job gauges of the last Ingest() (each call starts afresh); the store writes them with
+  // FlushJobMetrics in the same transaction.
+  JobMetricCells TakeJobMetrics() { return std::exchange(job_metrics_, {}); }
   void Commit() { journal_.clear(); }
   void Rollback();
 
   const std::map<std::string, std::optional<SeriesState>>& touched() const { return journal_; }
   const SeriesState* Find(const std::string& key) const;
   void Load(std::string key, SeriesState state) { series_[std::move(key)] = state; }
+  // Forgets every series (before reloading them from the ledger after a failed commit).
+  void Clear() {
+    series_.clear();
+    journal_.clear();
+  }
 
   // Spreads `amount` of `field` over [a_ns, b_ns) by minute (all of it in b's minute when the
   // interval is empty); the parts add up to amount exactly. Exposed for tests.
@@ -106,9 +128,15 @@ class LedgerIngestor {
                double LedgerCell::*field, bool seconds, const IngestSample& s, LedgerCells* cells,
                IngestStats* stats);
 
+  void JobGauge(const IngestSample& s, IngestStats* stats);
+
   const int64_t max_gap_ns_;
+  JobMetricCells job_metrics_;
   std::unordered_map<std::string, SeriesState> series_;
   std::map<std::string, std::optional<SeriesState>> journal_;  // Previous state; nullopt = new.
 };
+
+// Adds the cells to job_minute_metrics (sums and counts add up across batches and hosts).
+Status FlushJobMetrics(Db& db, const JobMetricCells& cells);
 
 }  // namespace vigil

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/time_util.h"
+#include "fleet/analysis_store.h"
 #include "fleet/ledger_query.h"
 
 namespace vigil {
@@ -89,18 +90,21 @@ StatusOr<json> QueryJob(Db& db, const std::string& job_id, double price) {
   out["mean_sm_active_ratio"] = alloc > 0 ? busy / alloc : 0.0;
   out["mean_flops_estimated"] =
       flops_known ? json(eff.Real(0) / static_cast<double>(eff.Int(1))) : json(nullptr);
-  out["mfu_ratio"] = nullptr;  // Needs libvigil_client reports (not ingested yet).
+  // MFU, model FLOPs and step time from libvigil_client reports, over the job's whole life.
+  VIGIL_ASSIGN_OR_RETURN(json client, QueryJobEfficiency(db, job_id, 0, INT64_MAX));
+  for (const auto& [k, v] : client.items()) out[k] = v;
   out["energy_joules"] = energy;
   out["cost"] = alloc / 3600 * price;
   out["hours"] = series;
+  VIGIL_RETURN_IF_ERROR(AddJobAnalyses(db, job_id, &out));  // fleet/analysis_store.h
   return out;
 }
 
 StatusOr<json> QueryHosts(Db& db, int64_t now_ns) {
   VIGIL_ASSIGN_OR_RETURN(
       Stmt st, db.Prepare("SELECT host_id, name, first_seen_ns, last_seen_ns, last_sample_ns,"
-                          " gpus, driver, daemon_version, health, last_seq, batches, samples"
-                          " FROM hosts ORDER BY name"));
+                          " gpus, driver, daemon_version, health, last_seq, batches, samples,"
+                          " rpc_address FROM hosts ORDER BY name"));
   VIGIL_ASSIGN_OR_RETURN(
       Stmt gpus, db.Prepare("SELECT uuid, gpu_model, last_seen_ns FROM gpus WHERE host_id=?1"
                             " ORDER BY uuid"));
@@ -130,6 +134,7 @@ StatusOr<json> QueryHosts(Db& db, int64_t now_ns) {
                          {"last_seq", st.Int(9)},
                          {"batches", st.Int(10)},
                          {"samples", st.Int(11)},
+                         {"rpc_address", st.Text(12)},
                          {"gpus", gpu_list}});
   }
   return json{{"hosts", hosts}};

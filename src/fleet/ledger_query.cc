@@ -96,6 +96,10 @@ constexpr const char* kJobSelect =
     " sum(h.alloc_s), sum(h.busy_s), sum(h.held_idle_s), sum(h.energy_j)"
     " FROM job_hour h JOIN jobs j ON j.job_key=h.job_key WHERE h.hour_s>=?1 AND h.hour_s<?2 ";
 
+void MergeInto(json* target, const json& fields) {
+  for (const auto& [k, v] : fields.items()) (*target)[k] = v;
+}
+
 StatusOr<json> JobList(Db& db, const std::string& order, int64_t since_ns, int64_t until_ns,
                        double price, int64_t limit) {
   const Window w = HourWindow(since_ns, until_ns);
@@ -107,7 +111,10 @@ StatusOr<json> JobList(Db& db, const std::string& order, int64_t since_ns, int64
   while (true) {
     VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
-    jobs.push_back(JobJson(st, price));
+    json job = JobJson(st, price);
+    VIGIL_ASSIGN_OR_RETURN(json eff, QueryJobEfficiency(db, st.Text(1), w.h0, w.h1));
+    MergeInto(&job, eff);
+    jobs.push_back(std::move(job));
   }
   return json{{"since", FormatTimestamp(w.h0 * 1000000000)},
               {"until", FormatTimestamp(w.h1 * 1000000000)},
@@ -186,9 +193,40 @@ StatusOr<json> QueryAttribution(Db& db, const AttributionQuery& q) {
       row["bucket_start"] = FormatTimestamp(b * 1000000000);
       row["bucket_start_s"] = b;
     }
+    if (q.by == "job" && row["key"] != kUnallocatedKey) {
+      const int64_t from = q.bucket_s > 0 ? std::max(b, w.h0) : w.h0;
+      const int64_t to = q.bucket_s > 0 ? std::min(b + q.bucket_s, w.h1) : w.h1;
+      VIGIL_ASSIGN_OR_RETURN(json eff,
+                             QueryJobEfficiency(db, row["key"].get<std::string>(), from, to));
+      MergeInto(&row, eff);
+    }
     out["rows"].push_back(std::move(row));
   }
   AddTotals(&out, q.price_per_gpu_hour);
+  return out;
+}
+
+StatusOr<json> QueryJobEfficiency(Db& db, const std::string& job_id, int64_t from_s, int64_t to_s) {
+  VIGIL_ASSIGN_OR_RETURN(Stmt st,
+                         db.Prepare("SELECT sum(mfu_sum), sum(mfu_n), sum(flops_sum), sum(flops_n),"
+                                    " sum(step_s_sum), sum(step_n) FROM job_minute_metrics"
+                                    " WHERE job_id=?1 AND minute_s>=?2 AND minute_s<?3"));
+  st.Bind(1, job_id).Bind(2, from_s).Bind(3, to_s);
+  VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
+  auto mean = [&](int sum, int n) {
+    return row && !st.IsNull(n) && st.Int(n) > 0
+               ? json(st.Real(sum) / static_cast<double>(st.Int(n)))
+               : json(nullptr);
+  };
+  json out{{"mfu_ratio", mean(0, 1)},
+           {"model_flops_per_step", mean(2, 3)},
+           {"step_seconds", mean(4, 5)},
+           {"model_flops_per_second", nullptr}};
+  if (out["model_flops_per_step"].is_number() && out["step_seconds"].is_number() &&
+      out["step_seconds"].get<double>() > 0) {
+    out["model_flops_per_second"] =
+        out["model_flops_per_step"].get<double>() / out["step_seconds"].get<double>();
+  }
   return out;
 }
 

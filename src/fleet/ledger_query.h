@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Read-side queries of the ledger, answering the fleet HTTP API (docs/protocols.md "Fleet
 // push" and docs/fleet.md): attribution of GPU-hours (busy / held-but-idle / idle) by a dimension
-// over a window, bucketed in time; jobs; one job; hosts; GPUs idle now; top wasters. Windows are
+// over a window, bucketed in time; jobs (with MFU, model FLOP/s and step time from
+// libvigil_client); one job; hosts; GPUs idle now; top wasters. Windows are
 // whole hours (the rollup grain): since rounds down, until rounds up. Owner: fleet.
 // Thread-compatible: each call uses the Db it is given (LedgerStore::Read serialises them).
 #pragma once
@@ -35,6 +36,11 @@ StatusOr<nlohmann::json> QueryJob(Db& db, const std::string& job_id, double pric
 StatusOr<nlohmann::json> QueryHosts(Db& db, int64_t now_ns);
 // GPUs that reported in the last `window_ns` with no job (idle) or with jobs but no activity.
 StatusOr<nlohmann::json> QueryIdleNow(Db& db, int64_t now_ns, int64_t window_ns);
+// Means of libvigil_client's job gauges for one job id over minutes in [from_s, to_s):
+// {"mfu_ratio", "model_flops_per_step", "model_flops_per_second", "step_seconds"}, each null when
+// the job reported none. model_flops_per_second = mean FLOPs per step / mean step time.
+StatusOr<nlohmann::json> QueryJobEfficiency(Db& db, const std::string& job_id, int64_t from_s,
+                                            int64_t to_s);
 // Jobs ordered by held-but-idle GPU-hours.
 StatusOr<nlohmann::json> QueryTopWasters(Db& db, int64_t since_ns, int64_t until_ns, double price,
                                          int64_t limit);

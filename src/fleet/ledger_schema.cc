@@ -56,6 +56,55 @@ CREATE TABLE host_hour (
   sm_sum REAL NOT NULL DEFAULT 0, sm_n INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (hour_s, host_id, gpu_model)) WITHOUT ROWID;
 )sql",
+    // 2: libvigil_client's job gauges (vigil_job_mfu_ratio, vigil_job_model_flops,
+    //    vigil_job_step_seconds) per job id and minute, as sums and counts of the reported values.
+    R"sql(
+CREATE TABLE job_minute_metrics (
+  job_id TEXT NOT NULL, minute_s INTEGER NOT NULL,
+  mfu_sum REAL NOT NULL DEFAULT 0, mfu_n INTEGER NOT NULL DEFAULT 0,
+  flops_sum REAL NOT NULL DEFAULT 0, flops_n INTEGER NOT NULL DEFAULT 0,
+  step_s_sum REAL NOT NULL DEFAULT 0, step_n INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (job_id, minute_s)) WITHOUT ROWID;
+CREATE INDEX job_minute_metrics_by_time ON job_minute_metrics (minute_s);
+)sql",
+    // 3: analyses of traces (vigil analyze reports, fleet/analysis_store.h) and their insights.
+    R"sql(
+CREATE TABLE analyses (
+  analysis_id INTEGER PRIMARY KEY, job_id TEXT NOT NULL, host TEXT NOT NULL DEFAULT '',
+  received_ns INTEGER NOT NULL, trace_start_ns INTEGER NOT NULL DEFAULT 0,
+  trace_end_ns INTEGER NOT NULL DEFAULT 0, source TEXT NOT NULL, reason TEXT NOT NULL DEFAULT '',
+  trace_path TEXT NOT NULL DEFAULT '', ranks INTEGER NOT NULL DEFAULT 0,
+  steps INTEGER NOT NULL DEFAULT 0, span_s REAL NOT NULL DEFAULT 0,
+  compute_s REAL NOT NULL DEFAULT 0, comm_s REAL NOT NULL DEFAULT 0,
+  memory_s REAL NOT NULL DEFAULT 0, idle_s REAL NOT NULL DEFAULT 0,
+  other_s REAL NOT NULL DEFAULT 0, insights INTEGER NOT NULL DEFAULT 0,
+  max_gain_pct REAL NOT NULL DEFAULT 0, report_bytes INTEGER NOT NULL, report_gz BLOB NOT NULL);
+CREATE INDEX analyses_by_time ON analyses (received_ns);
+CREATE INDEX analyses_by_job ON analyses (job_id, received_ns);
+CREATE TABLE analysis_insights (
+  analysis_id INTEGER NOT NULL, seq INTEGER NOT NULL, insight TEXT NOT NULL,
+  severity TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
+  estimated_gain_pct REAL NOT NULL DEFAULT 0, PRIMARY KEY (analysis_id, seq)) WITHOUT ROWID;
+CREATE INDEX analysis_insights_by_insight ON analysis_insights (insight);
+)sql",
+    // 4: fleet profiling (profiling_service.h): each daemon's control RPC address, the
+    //    profiling requests with their per-host states and files, and the automatic trigger's
+    //    decisions (profiling_triggers.h).
+    R"sql(
+ALTER TABLE hosts ADD COLUMN rpc_address TEXT NOT NULL DEFAULT '';
+CREATE TABLE profiling_requests (
+  request_id TEXT PRIMARY KEY, job_id TEXT NOT NULL, reason TEXT NOT NULL,
+  trigger TEXT NOT NULL, duration_ms INTEGER NOT NULL, iterations INTEGER NOT NULL,
+  state TEXT NOT NULL, created_ns INTEGER NOT NULL, updated_ns INTEGER NOT NULL,
+  deadline_ns INTEGER NOT NULL, hosts_json TEXT NOT NULL DEFAULT '[]',
+  files_json TEXT NOT NULL DEFAULT '[]', analysis_id INTEGER, error TEXT NOT NULL DEFAULT '',
+  trace_dir TEXT NOT NULL DEFAULT '') WITHOUT ROWID;
+CREATE INDEX profiling_requests_by_job ON profiling_requests (job_id, created_ns);
+CREATE TABLE profiling_decisions (
+  decision_id INTEGER PRIMARY KEY, time_ns INTEGER NOT NULL, job_id TEXT NOT NULL,
+  decision TEXT NOT NULL, reason TEXT NOT NULL, request_id TEXT NOT NULL DEFAULT '');
+CREATE INDEX profiling_decisions_by_job ON profiling_decisions (job_id, time_ns);
+)sql",
 };
 
 }  // namespace

@@ -8,6 +8,9 @@
 //   hosts, gpus, jobs, job_gpus                inventory
 //   batches (host, batch_id)                   idempotency of ingest
 //   series                                     differencing state of every counter series
+//   job_minute_metrics (job_id, minute_s)      libvigil_client's MFU, model FLOPs, step time
+//   analyses, analysis_insights                stored vigil analyze reports (analysis_store.h)
+//   profiling_requests, profiling_decisions    fleet profiling (profiling_service.h)
 // Owner: fleet. Not thread-safe: called once by LedgerStore::Open before any other use.
 #pragma once
 
@@ -16,7 +19,7 @@
 
 namespace vigil {
 
-inline constexpr int kLedgerSchemaVersion = 1;
+inline constexpr int kLedgerSchemaVersion = 4;
 
 // Sets WAL mode and the pragmas, then applies every migration above the file's user_version.
 // A file written by a newer schema is FailedPrecondition.

@@ -46,6 +46,7 @@ inline constexpr const char* kStatements[][2] = {
      "UPDATE jobs SET first_seen_ns=min(first_seen_ns, ?2), last_seen_ns=max(last_seen_ns, ?3)"
      " WHERE job_key=?1"},
     {"job_gpu", "INSERT OR IGNORE INTO job_gpus VALUES (?1,?2)"},
+    {"host_rpc", "UPDATE hosts SET rpc_address=?2 WHERE host_id=?1 AND rpc_address<>?2"},
     {"host_update",
      "UPDATE hosts SET last_seen_ns=max(last_seen_ns, ?2), last_sample_ns=max(last_sample_ns, ?3),"
      " gpus=CASE WHEN ?4>0 THEN ?4 ELSE gpus END,"

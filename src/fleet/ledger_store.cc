@@ -24,11 +24,13 @@ std::string JobCacheKey(const JobIdent& j) {
 }  // namespace
 
 LedgerStore::LedgerStore(LedgerOptions options, std::unique_ptr<Db> writer,
-                         std::unique_ptr<Db> reader)
+                         std::vector<std::unique_ptr<Db>> readers)
     : options_(std::move(options)),
       writer_(std::move(writer)),
       ingestor_(options_.max_gap_ns),
-      reader_(std::move(reader)) {}
+      readers_(std::move(readers)) {
+  for (const auto& db : readers_) idle_readers_.push_back(db.get());
+}
 
 LedgerStore::~LedgerStore() = default;
 
@@ -41,13 +43,16 @@ StatusOr<std::unique_ptr<LedgerStore>> LedgerStore::Open(LedgerOptions options) 
   }
   VIGIL_ASSIGN_OR_RETURN(std::unique_ptr<Db> writer, Db::Open(options.path));
   VIGIL_RETURN_IF_ERROR(MigrateLedger(*writer));
-  std::unique_ptr<Db> reader;
   if (options.path == ":memory:") {
     return InvalidArgumentError("ledger: \":memory:\" cannot be shared by two connections");
   }
-  VIGIL_ASSIGN_OR_RETURN(reader, Db::Open(options.path));
+  std::vector<std::unique_ptr<Db>> readers;
+  for (int i = 0; i < std::max(1, options.readers); ++i) {
+    VIGIL_ASSIGN_OR_RETURN(std::unique_ptr<Db> reader, Db::Open(options.path));
+    readers.push_back(std::move(reader));
+  }
   std::unique_ptr<LedgerStore> store(
-      new LedgerStore(std::move(options), std::move(writer), std::move(reader)));
+      new LedgerStore(std::move(options), std::move(writer), std::move(readers)));
   VIGIL_RETURN_IF_ERROR(store->Prepare());
   VIGIL_RETURN_IF_ERROR(store->LoadSeries());
   return store;
@@ -76,25 +81,6 @@ Status LedgerStore::LoadSeries() {
   return OkStatus();
 }
 
-StatusOr<IngestResult> LedgerStore::Ingest(const IngestBatch& batch, int64_t received_ns) {
-  std::lock_guard<std::mutex> lock(write_mu_);
-  VIGIL_RETURN_IF_ERROR(writer_->Exec("BEGIN IMMEDIATE"));
-  StatusOr<IngestResult> result = IngestLocked(batch, received_ns);
-  Status status = result.ok() ? writer_->Exec("COMMIT") : result.status();
-  if (status.ok()) {
-    ingestor_.Commit();
-    return result;
-  }
-  writer_->Exec("ROLLBACK").IgnoreError();
-  ingestor_.Rollback();
-  host_ids_.clear();
-  gpus_.clear();
-  gpu_models_.clear();
-  job_keys_.clear();
-  job_gpus_.clear();
-  return status.WithContext("ingest batch " + batch.host + "/" + batch.batch_id);
-}
-
 StatusOr<IngestResult> LedgerStore::IngestLocked(const IngestBatch& batch, int64_t received_ns) {
   IngestResult result;
   Stmt& seen = stmts_["batch_seen"];
@@ -116,6 +102,7 @@ StatusOr<IngestResult> LedgerStore::IngestLocked(const IngestBatch& batch, int64
   ingestor_.Ingest(batch, *this, &cells, &result.stats);
   VIGIL_RETURN_IF_ERROR(batch_error_);
   VIGIL_RETURN_IF_ERROR(FlushCells(cells));
+  VIGIL_RETURN_IF_ERROR(FlushJobMetrics(*writer_, ingestor_.TakeJobMetrics()));
   VIGIL_RETURN_IF_ERROR(FlushSeries());
   for (const auto& [gpu_id, last] : batch_gpus_) {
     VIGIL_RETURN_IF_ERROR(stmts_["gpu_seen"].Bind(1, gpu_id).Bind(2, last).Run());
@@ -303,7 +290,7 @@ int64_t LedgerStore::JobKey(const JobIdent& job, int64_t gpu_id, int64_t time_ns
 Status LedgerStore::UpdateInventory(const IngestBatch& batch, int64_t received_ns) {
   int64_t last_sample = 0;
   std::set<std::string_view> gpus;
-  std::string driver, version, failing;
+  std::string driver, version, failing, rpc_address;
   bool saw_collectors = false;
   for (const IngestSample& s : batch.samples) {
     last_sample = std::max(last_sample, s.time_ns);
@@ -317,6 +304,7 @@ Status LedgerStore::UpdateInventory(const IngestBatch& batch, int64_t received_n
     }
     if (s.name == "vigil_daemon_info") {
       version = LabelValue(s.labels, "version");
+      rpc_address = LabelValue(s.labels, "rpc_address");  // Used by fleet profiling.
     }
     if (s.name == "vigil_collector_success") {
       saw_collectors = true;
@@ -329,6 +317,9 @@ Status LedgerStore::UpdateInventory(const IngestBatch& batch, int64_t received_n
   const std::string health = !saw_collectors   ? ""
                              : failing.empty() ? "ok"
                                                : "degraded: failing " + failing;
+  if (!rpc_address.empty()) {
+    VIGIL_RETURN_IF_ERROR(stmts_["host_rpc"].Bind(1, batch_host_id_).Bind(2, rpc_address).Run());
+  }
   return stmts_["host_update"]
       .Bind(1, batch_host_id_)
       .Bind(2, received_ns)
@@ -350,6 +341,7 @@ Status LedgerStore::ApplyRetention(int64_t now_ns) {
   const std::string sql =
       "BEGIN IMMEDIATE;"
       "DELETE FROM ledger_minute WHERE minute_s < " +
+      std::to_string(minute_cut) + ";" + "DELETE FROM job_minute_metrics WHERE minute_s < " +
       std::to_string(minute_cut) + ";" + "DELETE FROM job_hour WHERE hour_s < " +
       std::to_string(hour_cut) + ";" + "DELETE FROM host_hour WHERE hour_s < " +
       std::to_string(hour_cut) + ";" + "DELETE FROM batches WHERE received_ns < " +

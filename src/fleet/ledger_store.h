@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fleet ledger: a SQLite file (WAL mode, ./var/fleet.db by default) holding per GPU, per job,
 // per minute accounting, hourly rollups and the host/GPU/job inventory (schema in
-// ledger_schema.cc). Ingest() applies one pushed batch in one transaction: either all of its
+// ledger_schema.cc). Ingest() applies one pushed batch atomically: either all of its
 // contributions, its differencing state and its (host, batch_id) idempotency row commit, or none
-// do. Queries read through a second connection, so they never wait on the writer.
-// Owner: fleet. Thread-safe: writes are serialised by one mutex, reads by another.
+// do. Group commit: batches that arrive while a commit is running queue up, and the next commit
+// takes them all (at most max_group_batches) in one transaction with a SAVEPOINT per batch; a
+// batch that fails rolls back to its savepoint only, and every caller returns after the commit
+// that holds its batch (WAL, synchronous=NORMAL: durable across a crash of the process). Queries
+// read through a small pool of other connections, so they never wait on the writer and run side
+// by side (a dashboard page asks five at once).
+// Owner: fleet. Thread-safe: the queue has one mutex, the writer another, the reader pool a third.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -15,6 +23,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "base/status.h"
 #include "fleet/ingest_batch.h"
@@ -29,11 +38,18 @@ struct LedgerOptions {
   int64_t rollup_retention_ns = 400LL * 86400 * 1000000000;  // Hourly rollups.
   int64_t batch_window_ns = 7LL * 86400 * 1000000000;        // Idempotency rows kept this long.
   int64_t max_gap_ns = LedgerIngestor::kDefaultMaxGapNs;
+  int max_group_batches = 64;  // Batches committed by one transaction at most.
+  int readers = 4;             // Read connections (queries running at once).
 };
 
 struct IngestResult {
   bool duplicate = false;  // (host, batch_id) was ingested before; nothing changed.
   IngestStats stats;
+};
+
+struct IngestRequest {
+  const IngestBatch* batch = nullptr;
+  int64_t received_ns = 0;
 };
 
 class LedgerStore : private LedgerIds {
@@ -42,14 +58,43 @@ class LedgerStore : private LedgerIds {
   static StatusOr<std::unique_ptr<LedgerStore>> Open(LedgerOptions options);
   ~LedgerStore() override;
 
+  // Queues the batch for the next group commit and returns once that commit is done (the batch
+  // is then durable) or failed. Blocks; call from many threads at once to share commits.
   StatusOr<IngestResult> Ingest(const IngestBatch& batch, int64_t received_ns);
+  // One transaction for all: result i belongs to requests[i]. A batch that fails rolls back to
+  // its own savepoint; when the transaction itself is lost or the commit fails, all fail.
+  std::vector<StatusOr<IngestResult>> IngestGroup(const std::vector<IngestRequest>& requests);
+  // Transactions committed by ingest and the batches they held (for benchmarks and tests).
+  uint64_t group_commits() const { return group_commits_.load(); }
+  uint64_t grouped_batches() const { return grouped_batches_.load(); }
+  // Callers inside Ingest() now (queued or being committed).
+  size_t pending() const { return pending_.load(); }
   // Deletes what is older than the retention windows, measured back from now_ns.
   Status ApplyRetention(int64_t now_ns);
-  // Runs `fn` on the read connection (serialised with other reads).
+  // Runs `fn` on an idle read connection (waits for one when all are busy).
   template <typename T>
   StatusOr<T> Read(const std::function<StatusOr<T>(Db&)>& fn) {
-    std::lock_guard<std::mutex> lock(read_mu_);
-    return fn(*reader_);
+    struct Lease {
+      LedgerStore* store;
+      Db* db;
+      ~Lease() { store->ReleaseReader(db); }  // Also when fn throws (a third-party exception).
+    } lease{this, AcquireReader()};
+    return fn(*lease.db);
+  }
+  // Runs `fn` on the write connection in a transaction of its own (serialised with ingest):
+  // COMMIT when it succeeds, ROLLBACK when it or the commit fails. For tables ingest never
+  // touches (analysis_store.h); `fn` must not call back into the store.
+  template <typename T>
+  StatusOr<T> Write(const std::function<StatusOr<T>(Db&)>& fn) {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    VIGIL_RETURN_IF_ERROR(writer_->Exec("BEGIN IMMEDIATE"));
+    StatusOr<T> result = fn(*writer_);
+    Status status = result.ok() ? writer_->Exec("COMMIT") : result.status();
+    if (!status.ok()) {
+      writer_->Exec("ROLLBACK").IgnoreError();
+      return status;
+    }
+    return result;
   }
   const LedgerOptions& options() const { return options_; }
 
@@ -59,10 +104,18 @@ class LedgerStore : private LedgerIds {
     std::string model;
   };
 
-  LedgerStore(LedgerOptions options, std::unique_ptr<Db> writer, std::unique_ptr<Db> reader);
+  LedgerStore(LedgerOptions options, std::unique_ptr<Db> writer,
+              std::vector<std::unique_ptr<Db>> readers);
+  Db* AcquireReader();
+  void ReleaseReader(Db* db);
   Status Prepare();
   Status LoadSeries();
+  struct Pending;
+  StatusOr<IngestResult> IngestOne(const IngestRequest& request);
   StatusOr<IngestResult> IngestLocked(const IngestBatch& batch, int64_t received_ns);
+  void ClearIdCaches();
+  // After a lost transaction: the in-memory series state is reloaded from what committed.
+  void ReloadState();
   Status FlushCells(const LedgerCells& cells);
   Status FlushSeries();
   Status UpdateInventory(const IngestBatch& batch, int64_t received_ns);
@@ -88,8 +141,19 @@ class LedgerStore : private LedgerIds {
   std::map<int64_t, std::pair<int64_t, int64_t>> batch_jobs_;  // job_key -> first, last ns.
   std::map<int64_t, int64_t> batch_gpus_;                      // gpu_id -> last ns.
 
+  // Group commit queue: a caller that finds no commit running becomes the one committing.
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<Pending*> queue_;
+  bool committing_ = false;
+  std::atomic<uint64_t> group_commits_{0};
+  std::atomic<uint64_t> grouped_batches_{0};
+  std::atomic<size_t> pending_{0};
+
   std::mutex read_mu_;
-  std::unique_ptr<Db> reader_;
+  std::condition_variable read_cv_;
+  std::vector<std::unique_ptr<Db>> readers_;
+  std::vector<Db*> idle_readers_;
 };
 
 }  // namespace vigil

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -183,6 +184,66 @@ TEST_F(LedgerStoreTest, BatchWithOnlyJobSamplesOfANewGpuIsAccepted) {
   auto r = store_->Ingest(fleet_test::MakeBatch("h9", "only-jobs", 1, s), UnixNanos());
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_FALSE(r->duplicate);
+}
+
+}  // namespace
+}  // namespace vigil
+
+namespace vigil {
+namespace {
+
+// libvigil_client's job gauges (job_id labels, no GPU) for job B every tick: MFU 0.4 and 0.6 in
+// turn, 1e12 model FLOPs per step, 0.5 s steps.
+void AddJobGauges(std::vector<IngestSample>* s, int i, int64_t t) {
+  const Labels l = {{"framework", "jax"}, {"job_id", "B"}, {"team", "team-b"}};
+  s->push_back(fleet_test::S("vigil_job_mfu_ratio", false, l, i % 2 ? 0.6 : 0.4, t));
+  s->push_back(fleet_test::S("vigil_job_model_flops", false, l, 1e12, t));
+  s->push_back(fleet_test::S("vigil_job_step_seconds", false, l, 0.5, t));
+}
+
+TEST_F(LedgerStoreTest, JobApisShowMeanMfuFlopsAndStepTimeFromClientReports) {
+  for (int i = 0; i <= 59; ++i) {
+    IngestBatch b = Tick(i);
+    AddJobGauges(&b.samples, i, t0_ + i * 10 * kSec);
+    auto r = store_->Ingest(b, UnixNanos());
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    if (i == 30) Reopen();  // Sums stored so far survive a restart.
+  }
+  auto job = store_->Read<json>([&](Db& db) { return QueryJob(db, "B", 1.0); });
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_NEAR((*job)["mfu_ratio"].get<double>(), 0.5, 1e-12) << job->dump(2);
+  EXPECT_NEAR((*job)["model_flops_per_step"].get<double>(), 1e12, 1e-3);
+  EXPECT_NEAR((*job)["step_seconds"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR((*job)["model_flops_per_second"].get<double>(), 2e12, 1e-3);
+  auto a = store_->Read<json>([&](Db& db) { return QueryJob(db, "A", 1.0); });
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE((*a)["mfu_ratio"].is_null()) << a->dump(2);  // Job A never reported.
+
+  const int64_t now = UnixNanos();
+  auto jobs =
+      store_->Read<json>([&](Db& db) { return QueryJobs(db, now - 86400 * kSec, now, 1.0, 10); });
+  ASSERT_TRUE(jobs.ok());
+  std::map<std::string, json> by_id;
+  for (const json& j : (*jobs)["jobs"]) by_id[j["job_id"]] = j;
+  ASSERT_TRUE(by_id.count("A") && by_id.count("B")) << jobs->dump(2);
+  EXPECT_NEAR(by_id["B"]["mfu_ratio"].get<double>(), 0.5, 1e-12);
+  EXPECT_TRUE(by_id["A"]["mfu_ratio"].is_null());
+
+  const json by_job = Attribution("job");
+  ASSERT_TRUE(Key(by_job, "B")) << by_job.dump(2);
+  EXPECT_NEAR((*Key(by_job, "B"))["mfu_ratio"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR((*Key(by_job, "B"))["step_seconds"].get<double>(), 0.5, 1e-12);
+  ASSERT_TRUE(Key(by_job, "A"));
+  EXPECT_TRUE((*Key(by_job, "A"))["mfu_ratio"].is_null());
+
+  // A window with no reports gives nulls; retention drops the minutes with the ledger's.
+  auto none = store_->Read<json>([&](Db& db) { return QueryJobEfficiency(db, "B", 0, 60); });
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE((*none)["mfu_ratio"].is_null());
+  ASSERT_TRUE(store_->ApplyRetention(UnixNanos() + 200LL * 86400 * kSec).ok());
+  job = store_->Read<json>([&](Db& db) { return QueryJob(db, "B", 1.0); });
+  ASSERT_TRUE(job.ok());
+  EXPECT_TRUE((*job)["mfu_ratio"].is_null());
 }
 
 }  // namespace

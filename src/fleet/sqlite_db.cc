@@ -144,5 +144,6 @@ StatusOr<Stmt> Db::Prepare(std::string_view sql) {
 }
 
 int64_t Db::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+bool Db::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
 }  // namespace vigil

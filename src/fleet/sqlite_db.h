@@ -59,6 +59,9 @@ class Db {
   Status Exec(std::string_view sql);
   StatusOr<Stmt> Prepare(std::string_view sql);
   int64_t LastInsertRowId() const;
+  // False in autocommit mode: no BEGIN is open, or SQLite rolled the transaction back itself
+  // (it may on SQLITE_FULL, SQLITE_IOERR, SQLITE_BUSY or SQLITE_NOMEM).
+  bool InTransaction() const;
   const std::string& path() const { return path_; }
 
  private:

@@ -7,8 +7,8 @@ namespace vigil {
 namespace {
 
 constexpr int64_t kSec = 1'000'000'000;
-const JobLabels kJobA{"1001", "alice", "llm", "llama", "slurm_cgroup"};
-const JobLabels kJobB{"2002", "bob", "search", "bert", "k8s_pod"};
+const JobLabels kJobA{"1001", "alice", "llm", "llama", "slurm_cgroup", "pytorch"};
+const JobLabels kJobB{"2002", "bob", "search", "bert", "k8s_pod", "jax"};
 
 GpuAccountingInput Gpu(std::string uuid, std::vector<JobLabels> jobs, std::optional<double> act,
                        std::optional<double> energy = std::nullopt,

@@ -11,7 +11,9 @@ namespace vigil {
 struct JobLabels {
   std::string job_id, user, team, model;
   std::string rule;  // How the job was identified (the resolver's rule, "unresolved", "simulated").
-  auto Tie() const { return std::tie(job_id, user, team, model, rule); }
+  std::string framework;  // "pytorch", "jax", ... ("" when unknown). Last, so {id, user, team,
+                          // model, rule} initialisers keep their meaning.
+  auto Tie() const { return std::tie(job_id, user, team, model, framework, rule); }
   bool operator<(const JobLabels& o) const { return Tie() < o.Tie(); }
   bool operator==(const JobLabels& o) const { return Tie() == o.Tie(); }
 };

@@ -18,9 +18,12 @@ struct SimJob {
   double peak_tensor;  // HMMA activity while computing.
 };
 
-const SimJob kTrain{{"sim-train-1001", "alice", "llm", "llama-70b", "simulated"}, 3100001, 0.48};
-const SimJob kFinetune{{"sim-ft-2002", "bob", "search", "bert-large", "simulated"}, 3200001, 0.38};
-const SimJob kNotebook{{"sim-nb-3003", "carol", "research", "notebook", "simulated"}, 3300001, 0};
+const SimJob kTrain{
+    {"sim-train-1001", "alice", "llm", "llama-70b", "simulated", "pytorch"}, 3100001, 0.48};
+const SimJob kFinetune{
+    {"sim-ft-2002", "bob", "search", "bert-large", "simulated", "jax"}, 3200001, 0.38};
+const SimJob kNotebook{
+    {"sim-nb-3003", "carol", "research", "notebook", "simulated", "pytorch"}, 3300001, 0};
 
 const SimJob& JobFor(int gpu) {
   if (gpu < 4) return kTrain;

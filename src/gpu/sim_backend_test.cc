@@ -21,6 +21,8 @@ TEST(SimBackendTest, EightGpusWithTrainingDipsAndOneIdleButHeldGpu) {
     EXPECT_EQ(*r[7].activity.sm_active, 0.0);
     ASSERT_EQ(r[7].processes.size(), 1u);  // Held while idle.
     EXPECT_EQ(r[7].simulated_jobs[0].job_id, "sim-nb-3003");
+    EXPECT_EQ(r[0].simulated_jobs[0].framework, "pytorch");
+    EXPECT_EQ(r[4].simulated_jobs[0].framework, "jax");
   }
   EXPECT_LT(min_sm, 0.2);  // Data-loading dip.
   EXPECT_GT(max_sm, 0.85);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ipc/trace_rpc.h"
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -74,6 +75,16 @@ bool ReadBool(const nlohmann::json& request, const char* key, bool* out, std::st
   }
   *out = it->get<bool>();
   return true;
+}
+
+bool IsUploadRequestId(const std::string& id) {
+  if (id.empty() || id.size() > 128) {
+    return false;
+  }
+  return std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  });
 }
 
 nlohmann::json StartReply(TraceService* service, const TraceSession& s) {
@@ -157,6 +168,16 @@ nlohmann::json HandleVigilTraceStart(TraceService* service, const nlohmann::json
   }
   if (auto it = request.find("reason"); it != request.end() && it->is_string()) {
     req.reason = SanitizeForLog(it->get<std::string>(), 200);
+  }
+  if (auto it = request.find("upload"); it != request.end() && !it->is_null()) {
+    auto id = it->is_object() ? it->find("request_id") : it->end();
+    if (!it->is_object() || id == it->end() || !id->is_string() ||
+        !IsUploadRequestId(id->get_ref<const std::string&>())) {
+      return Error(
+          "vigilTraceStart: upload must be {\"request_id\": \"...\"} with 1-128 characters of "
+          "[A-Za-z0-9._-]");
+    }
+    req.upload_request_id = id->get<std::string>();
   }
   if (auto it = request.find("config"); it != request.end()) {
     if (!it->is_object()) {

@@ -50,6 +50,26 @@ constexpr char kDynoRequest[] = R"(
     "process_limit": 3
 })";
 
+TEST_F(TraceRpcTest, VigilTraceStartKeepsTheUploadRequestAndRefusesABadOne) {
+  Register(600, 4242);
+  nlohmann::json reply = Call(R"({"fn":"vigilTraceStart","job_id":"4242","duration_ms":100,)"
+                              R"("upload":{"request_id":"prof-12-ab"}})");
+  ASSERT_FALSE(reply.contains("error")) << reply.dump();
+  EXPECT_EQ(reply["upload"]["request_id"], "prof-12-ab");
+  auto session = service_->Get(reply["trace_id"].get<std::string>());
+  ASSERT_TRUE(session.ok());
+  EXPECT_EQ(session->upload_request_id, "prof-12-ab");
+
+  for (const char* bad : {R"("upload":"prof-1")", R"("upload":{"request_id":"../x"})",
+                          R"("upload":{"request_id":""})", R"("upload":{})"}) {
+    nlohmann::json refused =
+        Call(std::string(R"({"fn":"vigilTraceStart","job_id":"1",)") + bad + "}");
+    EXPECT_TRUE(refused.contains("error")) << bad << " -> " << refused.dump();
+  }
+  nlohmann::json plain = Call(R"({"fn":"vigilTraceStart","job_id":"1","duration_ms":100})");
+  EXPECT_FALSE(plain.contains("upload")) << plain.dump();
+}
+
 TEST_F(TraceRpcTest, SetKinetOnDemandRequestAnswersByteForByteLikeDynolog) {
   Register(600, 4242);
   Register(601, 4242);

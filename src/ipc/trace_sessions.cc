@@ -124,6 +124,7 @@ StatusOr<TraceSession> TraceService::Start(const TraceRequest& request) {
   session.caller = request.caller;
   session.job_id = request.job_id;
   session.pids = request.pids;
+  session.upload_request_id = request.upload_request_id;
   if (request.start_delay_ms > 0 && request.profile_start_time_ms == 0 && request.iterations <= 0) {
     const int64_t start = options_.unix_clock() / kNanosPerMilli + request.start_delay_ms;
     config.Set("PROFILE_START_TIME", std::to_string(start));
@@ -479,6 +480,9 @@ nlohmann::json TraceSessionToJson(const TraceSession& s) {
   }
   if (!s.reason.empty()) {
     out["reason"] = s.reason;
+  }
+  if (!s.upload_request_id.empty()) {
+    out["upload"] = {{"request_id", s.upload_request_id}};
   }
   return out;
 }

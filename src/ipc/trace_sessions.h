@@ -54,7 +54,8 @@ struct TraceSession {
   std::string caller;
   std::string job_id;
   std::set<int32_t> pids;
-  std::string config;  // As sent to the processes.
+  std::string upload_request_id;  // Non-empty: upload written files to vigil-fleet under it.
+  std::string config;             // As sent to the processes.
   LogFileDecision log_file;
   int64_t created_unix_ns = 0;
   int64_t created_ns = 0;     // Monotonic.
@@ -85,6 +86,7 @@ struct TraceRequest {
   std::string reason;
   std::string origin = "vigilTraceStart";
   std::string caller;
+  std::string upload_request_id;  // "upload": {"request_id": ...}; "" = no upload.
 };
 
 struct TraceServiceOptions {

@@ -33,10 +33,13 @@ uint64_t InputBytes(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
-// A progress bar on stderr, shown only when reading takes longer than a second.
+// A progress bar on stderr, shown only when reading takes longer than a second (at once when
+// `immediate`: --progress=always). Ends with the final state (100% once every byte was read),
+// then the line is cleared.
 class Progress {
  public:
-  Progress(bool enabled, uint64_t total, FILE* err) : total_(total), err_(err) {
+  Progress(bool enabled, bool immediate, uint64_t total, FILE* err)
+      : total_(total), err_(err), immediate_(immediate) {
     if (enabled && total > 0) thread_ = std::thread([this] { Run(); });
   }
   ~Progress() { Stop(); }
@@ -51,25 +54,32 @@ class Progress {
   }
 
  private:
+  void Draw() {
+    double f = std::min(1.0, static_cast<double>(bytes_.load()) / static_cast<double>(total_));
+    const int pct = static_cast<int>(f * 100);
+    const int bar = pct * 30 / 100;  // From the printed percentage, so the two always agree.
+    std::fprintf(err_, "\rreading traces [%-30s] %3d%%", std::string(bar, '#').c_str(), pct);
+    std::fflush(err_);
+  }
+
   void Run() {
     std::unique_lock<std::mutex> lock(mu_);
-    if (cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) return;
-    bool drawn = false;
+    if (!immediate_ && cv_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) {
+      return;
+    }
     while (!done_) {
-      double f = std::min(1.0, static_cast<double>(bytes_.load()) / static_cast<double>(total_));
-      int bar = static_cast<int>(f * 30);
-      std::fprintf(err_, "\rreading traces [%-30s] %3d%%", std::string(bar, '#').c_str(),
-                   static_cast<int>(f * 100));
-      std::fflush(err_);
-      drawn = true;
+      Draw();
       cv_.wait_for(lock, std::chrono::milliseconds(200), [this] { return done_; });
     }
-    if (drawn) std::fprintf(err_, "\r%60s\r", "");
+    Draw();
+    std::fprintf(err_, "\r%60s\r", "");
+    std::fflush(err_);
   }
 
   std::atomic<uint64_t> bytes_{0};
   uint64_t total_;
   FILE* err_;
+  bool immediate_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool done_ = false;
@@ -78,7 +88,7 @@ class Progress {
 
 StatusOr<std::vector<RankTrace>> Load(const std::string& path, const AnalyzeOptions& o, FILE* err) {
   bool tty = o.progress > 0 || (o.progress < 0 && ::isatty(::fileno(err)) == 1);
-  Progress progress(tty, InputBytes(path), err);
+  Progress progress(tty, o.progress > 0, InputBytes(path), err);
   ReadOptions ro;
   ro.threads = o.threads;
   ro.progress_bytes = progress.counter();

@@ -26,7 +26,7 @@ struct AnalyzeOptions {
   bool hta_compat = false;              // --hta-compat
   bool quiet = false;                   // --quiet: no summary on stdout
   int threads = 0;                      // --threads (0: all cores)
-  int progress = -1;                    // 1 force, 0 never, -1 when stderr is a terminal
+  int progress = -1;  // --progress: 1 always (at once), 0 never, -1 on a terminal after 1 s
 };
 
 // Applies "name=value" to the thresholds (names as in InsightThresholds and AnalysisConfig,

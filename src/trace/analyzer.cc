@@ -64,6 +64,11 @@ Report Analyze(const std::vector<RankTrace>& traces, const AnalysisConfig& confi
   worker();
   for (auto& th : pool) th.join();
   ComputeCrossRank(report.ranks, &report.cross, config.straggler_pct);
+  if (traces.size() >= 2) {
+    std::vector<const RankTrace*> ptrs;
+    for (const RankTrace& t : traces) ptrs.push_back(&t);
+    report.multi_path = ComputeMultiRankCriticalPath(ptrs, report.config.classifier);
+  }
   report.insights = RunInsightRules(report, thresholds);
   return report;
 }

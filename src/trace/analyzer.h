@@ -15,6 +15,7 @@
 #include "trace/analysis/idle_time.h"
 #include "trace/analysis/kernel_breakdown.h"
 #include "trace/analysis/launch_stats.h"
+#include "trace/analysis/multi_rank_critical_path.h"
 #include "trace/analysis/rank_extras.h"
 #include "trace/analysis/straggler.h"
 #include "trace/analysis/temporal_breakdown.h"
@@ -48,6 +49,7 @@ struct Report {
   AnalysisConfig config;
   std::vector<RankReport> ranks;
   CrossRank cross;
+  MultiRankCriticalPath multi_path;  // computed when there are >= 2 ranks
   std::vector<Insight> insights;
 };
 

@@ -62,7 +62,11 @@ TEST_F(VigildApiTest, MetricsHasCollectorSuccessForEveryCollector) {
   EXPECT_EQ(reply.content_type, "text/plain; version=0.0.4; charset=utf-8");
   EXPECT_NE(reply.body.find("# TYPE vigil_collector_success gauge"), std::string::npos);
   EXPECT_NE(reply.body.find("vigil_collector_success{collector=\"daemon\"} 1"), std::string::npos);
-  EXPECT_NE(reply.body.find("vigil_daemon_info{version=\"0.1.0\"} 1"), std::string::npos);
+  // The control RPC address others reach this daemon at (vigil-fleet records it per host).
+  EXPECT_NE(reply.body.find("vigil_daemon_info{rpc_address=\"" + daemon_->rpc_target() +
+                            "\",version=\"0.1.0\"} 1"),
+            std::string::npos)
+      << reply.body.substr(0, 4000);
   auto status = GetJson("/api/v1/status");
   for (const auto& c : status["collectors"]) {
     if (c["state"] == "disabled") {

@@ -127,6 +127,9 @@ TEST(VigildGpuTest, SimulatedBackendLabelsEverySampleAndAccountsJobs) {
   }
   EXPECT_GT(gpu_lines, 8u);
   EXPECT_NE(body.find("job_id=\""), std::string::npos);
+  // The framework label of the simulated fine-tuning job reaches the accounting counters.
+  EXPECT_NE(body.find("job_id=\"sim-ft-2002\""), std::string::npos) << body;
+  EXPECT_NE(body.find("framework=\"jax\""), std::string::npos) << body;
 }
 
 }  // namespace

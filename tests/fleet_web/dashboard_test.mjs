@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { HOSTS, JOBS, TEAMS, makeBatches, toJson } from './fleet_dataset.mjs';
+import { ANALYSES, HOSTS, JOBS, TEAMS, makeBatches, toJson, uploadAnalyses } from './fleet_dataset.mjs';
 
 const SKIP = 77;
 const chromiumPath = process.env.VIGIL_CHROMIUM || '/usr/bin/chromium';
@@ -108,6 +108,9 @@ async function main() {
       samples += body.samples;
     }
     console.log(`pushed ${batches.length} batches, ${samples} samples from ${HOSTS.length} hosts`);
+    const analysisIds = await uploadAnalyses(base);
+    check(analysisIds.length === ANALYSES.length && new Set(analysisIds).size === ANALYSES.length,
+      `uploaded ${ANALYSES.length} vigil analyze reports (ids ${analysisIds.join(', ')})`);
     const attr = await (await fetch(`${base}/api/v1/attribution?by=team&since=24h`)).json();
     const teamsInLedger = attr.rows.map((r) => r.key);
     check(TEAMS.every((t) => teamsInLedger.includes(t)), `ledger has the teams pushed (${teamsInLedger.join(', ')})`);
@@ -208,10 +211,49 @@ async function main() {
     const jobCount = await page.$$eval('#page-jobs tbody tr', (r) => r.length);
     check(jobCount === JOBS.length, `jobs page lists ${JOBS.length} jobs (${jobCount})`);
     await open('#/workflows', 'workflows');
-    const wfText = await page.textContent('#page-workflows');
     await page.screenshot({ path: join(outDir, 'workflows.png'), fullPage: true });
-    check(wfText.includes('vigil analyze') && wfText.includes('pytorch') && wfText.includes('jax'),
-      'workflows page explains what feeds it and shows GPU-hours by framework');
+    const shareRows = await page.$$eval('#workflow-shares .share-row', (rows) => rows.map((r) => ({
+      label: r.querySelector('.share-label').textContent,
+      segs: [...r.querySelectorAll('.share')].map((s) => ({ cls: s.className, share: Number(s.dataset.share), px: s.getBoundingClientRect().width })),
+    })));
+    const analysedJobs = new Set(ANALYSES.map((a) => a.job));
+    check(shareRows.length === 1 + analysedJobs.size && shareRows[0].label === 'Fleet',
+      `workflows: one share bar for the fleet and one per analysed job (${shareRows.map((r) => r.label).join(', ')})`);
+    const fleetSegs = shareRows[0]?.segs || [];
+    const compute = fleetSegs.find((x) => x.cls.includes('share-compute'));
+    const idle = fleetSegs.find((x) => x.cls.includes('share-idle'));
+    const sum = fleetSegs.reduce((a, x) => a + x.share, 0);
+    check(compute && compute.px > 2 && idle && idle.px > 100 && Math.abs(sum - 1) < 1e-6,
+      `workflows: fleet bar drawn with compute and idle segments summing to 100% (${fleetSegs.map((x) => `${x.cls.split(' ').pop()} ${x.px.toFixed(0)}px`).join(', ')})`);
+    const insightRows = await page.$$eval('#page-workflows tr.insight-row', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
+    const low = insightRows.find((r) => r[0].includes('low_gpu_utilization'));
+    check(low && low[2] === String(analysedJobs.size) && low[1] === 'critical',
+      `workflows: low_gpu_utilization fires on all ${analysedJobs.size} jobs, critical (${JSON.stringify(low)})`);
+    check(insightRows.some((r) => r[0].includes('exposed_communication')), 'workflows: exposed_communication listed');
+    const gainLinks = await page.$$eval('#page-workflows tr.gain-row td.key a', (as) => as.map((a) => a.textContent));
+    check(gainLinks.length === analysedJobs.size, `workflows: top jobs by gain (${gainLinks.join(', ')})`);
+    const wfText = await page.textContent('#page-workflows');
+    check(wfText.includes('pytorch') && wfText.includes('jax'), 'workflows page still shows GPU-hours by framework');
+    await page.click(`#page-workflows tr.gain-row td.key a:text-is("${gainLinks[0]}")`);
+    await ready('job');
+    check(page.url().endsWith(`#/job/${gainLinks[0]}`), `a top job links to its job page (${page.url()})`);
+
+    // A job's analyses, and one opened.
+    await open('#/job/1001', 'job');
+    const analysisRows = await page.$$eval('#job-analyses tr.analysis-row', (rows) => rows.map((r) => r.textContent));
+    check(analysisRows.length === 2 && analysisRows.some((t) => t.includes('nightly profile')),
+      `job page lists job 1001's 2 analyses (${analysisRows.length})`);
+    await page.click('#job-analyses tr.analysis-row:has-text("nightly profile")');
+    await page.waitForFunction(() => document.body.dataset.state === 'ready' && document.querySelector('#analysis-detail'), null, { timeout: 10000 });
+    check(/#\/job\/1001\?analysis=\d+$/.test(page.url()), `clicking an analysis opens it (${page.url()})`);
+    const shown = await page.$$eval('#analysis-detail .insight', (els) => els.map((e) => ({
+      id: e.dataset.insight, title: e.querySelector('.insight-title').textContent,
+      evidence: e.querySelectorAll('table.grid tbody tr').length, rec: e.querySelector('.recommendation')?.textContent || '',
+    })));
+    const exposed = shown.find((i) => i.id === 'exposed_communication');
+    check(shown.length === 2 && exposed && exposed.evidence >= 1 && exposed.rec.includes('Overlap communication'),
+      `analysis detail shows its insights with evidence and recommendations (${shown.map((i) => `${i.id}: ${i.evidence} evidence`).join('; ')})`);
+    await page.screenshot({ path: join(outDir, 'analysis.png'), fullPage: true });
 
     check(problems.length === 0, `no console errors or failed requests${problems.length ? `: ${problems.join(' | ')}` : ''}`);
     console.log(`screenshots in ${outDir}`);

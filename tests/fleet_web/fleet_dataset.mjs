@@ -82,3 +82,30 @@ export function makeBatches(nowS, hours = 4, tickS = 60, batchTicks = 15) {
 export function toJson(batch) {
   return JSON.stringify(batch, (k, v) => (typeof v === 'bigint' ? `__BIG${v}__` : v)).replace(/"__BIG(\d+)__"/g, '$1');
 }
+
+// vigil analyze reports of real sample traces (tests/data/analyses, written by
+// `vigil analyze tests/data/traces/<name>.json.gz --json`), uploaded as analyses of the jobs above
+// through POST /api/v1/analyses (docs/protocols.md "Analysis upload").
+export const ANALYSES = [
+  { job: '1001', file: 'nccl_sampled_rank-0.json', host: 'gpu-node-01', reason: 'nightly profile' },
+  { job: '1001', file: 'h100_bert_small.json', host: 'gpu-node-01', reason: 'after the fix' },
+  { job: '1002', file: 'a100_alexnet_sync.json', host: 'gpu-node-02', reason: 'held idle alert' },
+  { job: '1003', file: 'h100_bert_small.json', host: 'gpu-node-03', reason: '' },
+  { job: '1004', file: 'amd_mi250_minitoy.json', host: 'gpu-node-03', reason: 'new model' },
+];
+
+// Uploads ANALYSES to vigil-fleet at `base`; returns the ids. Throws on any refusal.
+export async function uploadAnalyses(base, headers = {}) {
+  const { readFile } = await import('node:fs/promises');
+  const dir = new URL('../data/analyses/', import.meta.url);
+  const ids = [];
+  for (const a of ANALYSES) {
+    const body = await readFile(new URL(a.file, dir), 'utf8');
+    const q = new URLSearchParams({ job_id: a.job, host: a.host, reason: a.reason });
+    const res = await fetch(`${base}/api/v1/analyses?${q}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+    const reply = await res.json();
+    if (!res.ok) throw new Error(`analysis upload of ${a.file} for job ${a.job}: ${res.status} ${JSON.stringify(reply)}`);
+    ids.push(reply.id);
+  }
+  return ids;
+}

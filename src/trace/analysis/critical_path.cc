@@ -66,14 +66,20 @@ CriticalPath ComputeCriticalPath(const RankTrace& t, const KernelClassifier& cla
       streams[{e.device[i], e.stream[i]}].push_back(i);
     }
   }
-  std::unordered_map<uint32_t, const Timeline*> timeline_of;
   std::vector<Timeline> lines;
   lines.reserve(threads.size() + streams.size() + 1);
-  for (auto& [key, rows] : threads) lines.push_back(Build(e, rows));
-  for (auto& [key, rows] : streams) lines.push_back(Build(e, rows));
-  for (const Timeline& tl : lines) {
-    for (uint32_t r : tl.rows) timeline_of[r] = &tl;
+  for (auto& [key, rows] : threads) lines.push_back(Build(e, std::move(rows)));
+  for (auto& [key, rows] : streams) lines.push_back(Build(e, std::move(rows)));
+  threads.clear();
+  streams.clear();
+  // Row -> its timeline, 4 bytes a row (a hash map of every row cost ~40).
+  std::vector<uint32_t> line_of(e.size(), kNoIndex);
+  for (uint32_t k = 0; k < lines.size(); ++k) {
+    for (uint32_t r : lines[k].rows) line_of[r] = k;
   }
+  auto before = [&](uint32_t row, int64_t ts) {
+    return line_of[row] == kNoIndex ? kNoIndex : lines[line_of[row]].Before(ts, row);
+  };
   Timeline all_gpu = Build(e, l.gpu);
   // Start: the GPU event that ends last, else the CPU event that ends last.
   uint32_t cur = all_gpu.rows.empty() ? kNoIndex : all_gpu.rows.back();
@@ -109,8 +115,7 @@ CriticalPath ComputeCriticalPath(const RankTrace& t, const KernelClassifier& cla
       }
       frontier = std::min(top, e.ts[cur]);
       uint32_t launch = l.launcher[cur];
-      auto it = timeline_of.find(cur);
-      uint32_t prev = it == timeline_of.end() ? kNoIndex : it->second->Before(e.ts[cur], cur);
+      uint32_t prev = before(cur, e.ts[cur]);
       // CPU-bound when the launch call ended after the stream became free.
       next =
           launch != kNoIndex && (prev == kNoIndex || e.end(launch) >= e.end(prev)) ? launch : prev;
@@ -127,14 +132,12 @@ CriticalPath ComputeCriticalPath(const RankTrace& t, const KernelClassifier& cla
       } else {
         out.sync += std::max<int64_t>(0, released - e.ts[cur]);
         frontier = std::min(frontier, e.ts[cur]);
-        auto it = timeline_of.find(cur);
-        next = it == timeline_of.end() ? kNoIndex : it->second->Before(e.ts[cur], cur);
+        next = before(cur, e.ts[cur]);
       }
     } else {
       out.cpu += std::max<int64_t>(0, top - e.ts[cur]);
       frontier = std::min(top, e.ts[cur]);
-      auto it = timeline_of.find(cur);
-      next = it == timeline_of.end() ? kNoIndex : it->second->Before(e.ts[cur], cur);
+      next = before(cur, e.ts[cur]);
     }
     cur = next;
   }

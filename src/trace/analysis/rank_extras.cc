@@ -13,6 +13,14 @@ void ComputeRankExtras(const RankTrace& t, const GpuView& view, const AnalysisCo
   out->memory = AnalyzeMemoryTimeline(t);
   out->critical_path = ComputeCriticalPath(t, config.classifier);
   out->efficiency = AnalyzeEfficiency(t, view);
+  if (config.hta_compat) {
+    HtaRows rows = BuildHtaRows(t);
+    out->queue_length = ComputeQueueLength(t, &rows);
+    out->memory_bw = ComputeMemoryBandwidth(t, &rows);
+  } else {
+    out->queue_length = ComputeQueueLength(t, nullptr);
+    out->memory_bw = ComputeMemoryBandwidth(t, nullptr);
+  }
 }
 
 }  // namespace vigil::trace

@@ -13,7 +13,9 @@
 #include "trace/analysis/kernel_sequences.h"
 #include "trace/analysis/launch_bound.h"
 #include "trace/analysis/memcpy_analysis.h"
+#include "trace/analysis/memory_bandwidth.h"
 #include "trace/analysis/memory_timeline.h"
+#include "trace/analysis/queue_length.h"
 #include "trace/analysis/straggler.h"
 #include "trace/analysis/sync_points.h"
 #include "trace/analysis/user_annotations.h"
@@ -30,6 +32,8 @@ struct RankExtras {
   std::vector<DeviceMemory> memory;
   CriticalPath critical_path;
   Efficiency efficiency;
+  QueueLengthSummary queue_length;
+  MemoryBandwidthSummary memory_bw;
 };
 
 void ComputeRankExtras(const RankTrace& trace, const GpuView& view, const AnalysisConfig& config,

@@ -19,12 +19,25 @@
 namespace vigil::trace {
 namespace {
 
-constexpr size_t kInChunk = 1 << 20;
+// Compressed input is read in small chunks: zlib needs no more to run at full speed, and every
+// byte here is resident for the whole read.
+constexpr size_t kInChunk = 128 << 10;
+
+// The uncompressed size a gzip file announces in its trailer (ISIZE: the size modulo 2^32 of its
+// last member), or 0 when the file is too short to have one. Read with pread: the file offset of
+// `fd` does not move.
+uint64_t GzipTrailerSize(int fd, uint64_t file_size) {
+  if (file_size < 18) return 0;
+  unsigned char b[4];
+  if (::pread(fd, b, 4, static_cast<off_t>(file_size - 4)) != 4) return 0;
+  return uint64_t{b[0]} | uint64_t{b[1]} << 8 | uint64_t{b[2]} << 16 | uint64_t{b[3]} << 24;
+}
 
 class FileReader {
  public:
   FileReader(ScopedFd fd, std::atomic<uint64_t>* progress)
       : fd_(std::move(fd)), progress_(progress) {}
+  int fd() const { return fd_.get(); }
   // Returns bytes read, 0 at EOF.
   StatusOr<size_t> ReadRaw(char* dst, size_t cap, uint64_t* counter) {
     while (true) {
@@ -47,6 +60,7 @@ class PlainSource : public ByteSource {
   PlainSource(FileReader reader, std::string prefix, uint64_t size)
       : reader_(std::move(reader)), prefix_(std::move(prefix)) {
     file_size_ = size;
+    size_hint_ = size;
     file_bytes_ = prefix_.size();
   }
   StatusOr<size_t> Read(char* dst, size_t cap) override {
@@ -71,6 +85,9 @@ class GzipSource : public ByteSource {
     file_size_ = size;
     file_bytes_ = prefix.size();
     gzip_ = true;
+    // ISIZE wraps past 4 GiB; JSON compresses 5-30x, so a hint below the file size is wrong.
+    const uint64_t isize = GzipTrailerSize(reader_.fd(), size);
+    size_hint_ = isize > size ? isize : 0;
     std::copy(prefix.begin(), prefix.end(), in_.begin());
     strm_.next_in = reinterpret_cast<Bytef*>(in_.data());
     strm_.avail_in = static_cast<uInt>(prefix.size());
@@ -134,12 +151,15 @@ class GzipSource : public ByteSource {
 
 }  // namespace
 
-// Runs another source on a producer thread, a bounded number of chunks ahead.
+// Runs another source on a producer thread, a bounded number of chunks ahead. The chunks are
+// allocated once and recycled, so the memory in flight is fixed (kSlots * kChunk).
 class BackgroundSource : public ByteSource {
  public:
   explicit BackgroundSource(std::unique_ptr<ByteSource> inner) : inner_(std::move(inner)) {
     file_size_ = inner_->file_size();
+    size_hint_ = inner_->uncompressed_size_hint();
     gzip_ = inner_->is_gzip();
+    for (size_t i = 0; i < kSlots; ++i) free_.emplace_back(kChunk);
     thread_ = std::thread([this] { Produce(); });
   }
   ~BackgroundSource() override {
@@ -161,12 +181,13 @@ class BackgroundSource : public ByteSource {
       if (!status_.ok()) return status_;
       return size_t{0};
     }
-    std::vector<char>& chunk = ready_.front();
-    size_t n = std::min(cap, chunk.size() - offset_);
-    std::copy(chunk.begin() + static_cast<ptrdiff_t>(offset_),
-              chunk.begin() + static_cast<ptrdiff_t>(offset_ + n), dst);
+    Chunk& chunk = ready_.front();
+    size_t n = std::min(cap, chunk.size - offset_);
+    std::copy(chunk.data.begin() + static_cast<ptrdiff_t>(offset_),
+              chunk.data.begin() + static_cast<ptrdiff_t>(offset_ + n), dst);
     offset_ += n;
-    if (offset_ == chunk.size()) {
+    if (offset_ == chunk.size) {
+      free_.push_back(std::move(chunk.data));
       ready_.pop_front();
       offset_ = 0;
       cv_.notify_all();
@@ -175,35 +196,46 @@ class BackgroundSource : public ByteSource {
   }
 
  private:
-  static constexpr size_t kChunk = 1 << 20;
-  static constexpr size_t kAhead = 4;
+  static constexpr size_t kChunk = 256 << 10;
+  static constexpr size_t kSlots = 3;
+
+  struct Chunk {
+    std::vector<char> data;
+    size_t size = 0;
+  };
 
   void Produce() {
     while (true) {
-      std::vector<char> chunk(kChunk);
-      StatusOr<size_t> n = inner_->Read(chunk.data(), chunk.size());
-      std::unique_lock<std::mutex> lock(mu_);
+      std::vector<char> buf;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return !free_.empty() || stop_; });
+        if (stop_) {
+          done_ = true;
+          cv_.notify_all();
+          return;
+        }
+        buf = std::move(free_.back());
+        free_.pop_back();
+      }
+      StatusOr<size_t> n = inner_->Read(buf.data(), buf.size());
+      std::lock_guard<std::mutex> lock(mu_);
       if (!n.ok() || *n == 0 || stop_) {
         if (!n.ok()) status_ = n.status();
         done_ = true;
         cv_.notify_all();
         return;
       }
-      chunk.resize(*n);
-      ready_.push_back(std::move(chunk));
+      ready_.push_back(Chunk{std::move(buf), *n});
       cv_.notify_all();
-      cv_.wait(lock, [this] { return ready_.size() < kAhead || stop_; });
-      if (stop_) {
-        done_ = true;
-        return;
-      }
     }
   }
 
   std::unique_ptr<ByteSource> inner_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::vector<char>> ready_;
+  std::deque<Chunk> ready_;
+  std::vector<std::vector<char>> free_;
   size_t offset_ = 0;
   bool done_ = false;
   bool stop_ = false;

@@ -27,19 +27,23 @@ class ByteSource {
   uint64_t file_bytes_read() const { return file_bytes_; }
   uint64_t file_size() const { return file_size_; }
   bool is_gzip() const { return gzip_; }
+  // The size of the data when known up front (a plain file's size, a gzip file's trailer), else
+  // 0. A hint for sizing tables: it may be wrong for concatenated or >4 GiB gzip data.
+  uint64_t uncompressed_size_hint() const { return size_hint_; }
 
  protected:
   bool truncated_ = false;
   std::string detail_;
   uint64_t file_bytes_ = 0;
   uint64_t file_size_ = 0;
+  uint64_t size_hint_ = 0;
   bool gzip_ = false;
   friend class BackgroundSource;
 };
 
 // Opens `path`; gzip is recognised by its magic bytes, not the file name. When `progress` is
 // set, it is advanced by the file bytes consumed. With `background`, gzip is inflated on a
-// second thread (a few MB ahead of the reader) so decompression and parsing overlap.
+// second thread (under 1 MB ahead of the reader) so decompression and parsing overlap.
 StatusOr<std::unique_ptr<ByteSource>> OpenByteSource(const std::string& path,
                                                      std::atomic<uint64_t>* progress = nullptr,
                                                      bool background = false);

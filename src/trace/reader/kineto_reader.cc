@@ -2,6 +2,9 @@
 #include "trace/reader/kineto_reader.h"
 
 #include <sys/stat.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
@@ -281,6 +284,18 @@ class TraceParser {
   EventDecoder decoder_;
 };
 
+// Sizes the tables from the expected JSON size so they never grow by copying. Reserved capacity
+// costs address space only: the pages a table does not fill are never touched, so they are not
+// resident. Stored Kineto rows take 400+ bytes of JSON each (python_function rows are not
+// stored), hence the divisors; a trace denser than that grows its tables as usual.
+void ReserveFromSize(uint64_t json_bytes, RankTrace* t) {
+  constexpr uint64_t kMaxRows = uint64_t{1} << 26;
+  if (json_bytes == 0) return;
+  t->events.Reserve(static_cast<size_t>(std::min(json_bytes / 128, kMaxRows)));
+  if (t->keep_flows) t->flows.reserve(static_cast<size_t>(std::min(json_bytes / 256, kMaxRows)));
+  t->memory.reserve(static_cast<size_t>(std::min(json_bytes / 1024, kMaxRows)));
+}
+
 }  // namespace
 
 int RankFromFileName(std::string_view name) {
@@ -308,7 +323,8 @@ StatusOr<RankTrace> ReadTraceFile(const std::string& path, const ReadOptions& op
   RankTrace trace;
   trace.path = path;
   trace.keep_python_functions = options.keep_python_functions;
-  // Reserve from the file size: Kineto events average a few hundred bytes.
+  trace.keep_flows = options.keep_flows;
+  ReserveFromSize(src->uncompressed_size_hint(), &trace);
   TraceParser parser(src.get(), &trace, options.window_bytes);
   VIGIL_RETURN_IF_ERROR(parser.Run().WithContext(path));
   if (trace.meta.rank < 0) {
@@ -364,6 +380,11 @@ StatusOr<std::vector<RankTrace>> ReadTraces(const std::string& path, const ReadO
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+#if defined(__GLIBC__)
+  // The decode windows, parsers and inflate buffers are freed now; hand their pages (held in
+  // each reading thread's malloc arena) back before the analyses allocate theirs.
+  malloc_trim(0);
+#endif
   std::vector<RankTrace> out;
   out.reserve(results.size());
   for (size_t i = 0; i < results.size(); ++i) {

@@ -21,12 +21,15 @@ struct ReadOptions {
   // Advanced by the file bytes consumed (for a progress bar); may be shared by several reads.
   std::atomic<uint64_t>* progress_bytes = nullptr;
   // Size of the text window; events larger than this grow it.
-  size_t window_bytes = 2 << 20;
-  // Inflate .gz on a second thread while parsing (overlaps the two; ~4 MB more memory).
+  size_t window_bytes = 1 << 20;
+  // Inflate .gz on a second thread while parsing (overlaps the two; <1 MB more memory).
   bool background_inflate = true;
   // python_function events (with_stack) are most of the events of many traces and no analysis
   // uses them; they are counted in DataQuality but not stored unless this is set.
   bool keep_python_functions = false;
+  // Flow endpoints ("ph": "s"/"f") are a tenth of a trace's rows and no analysis reads them
+  // (launches link to GPU work by correlation id); counted in DataQuality, stored if this is set.
+  bool keep_flows = false;
   // Threads for a directory of ranks (0: hardware concurrency).
   int threads = 0;
 };

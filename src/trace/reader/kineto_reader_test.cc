@@ -37,9 +37,11 @@ std::string SmallTrace() {
 
 TEST(KinetoReaderTest, PlainAndGzipGiveTheSameExactNanosecondRows) {
   TempDir dir;
+  ReadOptions with_flows;
+  with_flows.keep_flows = true;
   for (bool gz : {false, true}) {
     std::string path = dir.Write(gz ? "t.json.gz" : "t.json", SmallTrace(), gz);
-    auto t = ReadTraceFile(path);
+    auto t = ReadTraceFile(path, with_flows);
     ASSERT_TRUE(t.ok()) << t.status().ToString();
     EXPECT_FALSE(t->quality.truncated);
     ASSERT_EQ(t->events.size(), 3u);
@@ -138,6 +140,79 @@ TEST(KinetoReaderTest, SmallWindowSplitsEventsAnywhereWithoutChangingResults) {
   EXPECT_EQ(a->events.dur[2999], 1250);
 }
 
+TEST(KinetoReaderTest, ValuesBeyondThePackedWidthsReadBackExactly) {
+  // Columns store 16/32 bits a row; anything wider (or equal to the escape code) must survive.
+  TempDir dir;
+  std::vector<std::string> events = {
+      R"({"ph": "X", "cat": "kernel", "name": "wide", "pid": 4294967296123,)"
+      R"( "tid": 140737488355328, "ts": 1.0, "dur": 3000000.0, "args": {"stream": -2147483648,)"
+      R"( "correlation": 5000000000, "External id": -7, "bytes": 1099511627776, "device": 40000}})",
+      XEvent("kernel", "narrow", 2.0, 1.0, 1, 2,
+             R"("stream": 7, "correlation": 8, "External id": 9, "bytes": 10, "device": 3)")};
+  auto t = ReadTraceFile(dir.Write("wide.json", MakeTrace(events)));
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  ASSERT_EQ(t->events.size(), 2u);
+  const EventTable& e = t->events;
+  EXPECT_EQ(e.dur[0], 3000000000LL);
+  EXPECT_EQ(e.pid[0], 4294967296123LL);
+  EXPECT_EQ(e.tid[0], 140737488355328LL);
+  EXPECT_EQ(e.stream[0], -2147483648LL);
+  EXPECT_EQ(e.correlation[0], 5000000000LL);
+  EXPECT_EQ(e.external_id[0], -7);
+  EXPECT_EQ(e.bytes[0], 1099511627776LL);
+  EXPECT_EQ(e.device[0], 40000);
+  EXPECT_EQ(e.dur.wide_rows() + e.correlation.wide_rows() + e.bytes.wide_rows() +
+                e.device.wide_rows() + e.stream.wide_rows(),
+            4u);
+  EXPECT_EQ(e.pid.distinct_values(), 2u);
+  EXPECT_EQ(e.dur[1], 1000);
+  EXPECT_EQ(e.pid[1], 1);
+  EXPECT_EQ(e.tid[1], 2);
+  EXPECT_EQ(e.stream[1], 7);
+  EXPECT_EQ(e.correlation[1], 8);
+  EXPECT_EQ(e.external_id[1], 9);
+  EXPECT_EQ(e.bytes[1], 10);
+  EXPECT_EQ(e.device[1], 3);
+  EXPECT_EQ(t->strings.Get(e.cat[1]), "kernel");
+  std::vector<int64_t> corr(e.correlation.begin(), e.correlation.end());
+  EXPECT_EQ(corr, (std::vector<int64_t>{5000000000LL, 8}));
+}
+
+TEST(KinetoReaderTest, KernelsLaunchedAlikeShareTheirArgsAndTimestampsStayExact) {
+  TempDir dir;
+  std::vector<std::string> events;
+  const std::string a = R"("stream": 7, "grid": [4, 2, 1], "block": [128, 1, 1])";
+  const std::string b = R"("stream": 7, "grid": [8, 1, 1], "block": [256, 1, 1])";
+  for (int i = 0; i < 600; ++i) {
+    // Every 100th event lies days away from its neighbours (beyond a 32-bit ns offset).
+    double ts = i % 100 == 99 ? 4e11 + i : 1000.0 + i;
+    if (i % 3 == 2) {
+      events.push_back(XEvent("cpu_op", "op", ts, 1.0, 1, 1));
+    } else {
+      events.push_back(XEvent("kernel", "k", ts, 1.0, 0, 7, i % 3 == 0 ? a : b));
+    }
+  }
+  auto t = ReadTraceFile(dir.Write("k.json", MakeTrace(events)));
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  ASSERT_EQ(t->events.size(), 600u);
+  EXPECT_EQ(t->kernel_args.size(), 2u);
+  EXPECT_EQ(t->events.kargs.indexed_rows(), 400u);
+  for (size_t i = 0; i < 600; ++i) {
+    const int64_t want = i % 100 == 99 ? 400000000000000LL + static_cast<int64_t>(i) * 1000
+                                       : 1000000 + static_cast<int64_t>(i) * 1000;
+    ASSERT_EQ(t->events.ts[i], want) << i;
+    const uint32_t k = t->events.kargs[i];
+    if (i % 3 == 2) {
+      EXPECT_EQ(k, kNoIndex) << i;
+      continue;
+    }
+    ASSERT_NE(k, kNoIndex) << i;
+    EXPECT_EQ(t->kernel_args[k].grid[0], i % 3 == 0 ? 4 : 8) << i;
+    EXPECT_EQ(t->kernel_args[k].block[0], i % 3 == 0 ? 128 : 256) << i;
+  }
+  EXPECT_GE(t->events.ts.wide_rows(), 6u);
+}
+
 TEST(KinetoReaderTest, RankFromFileNamePatterns) {
   EXPECT_EQ(RankFromFileName("rank-3.json.gz"), 3);
   EXPECT_EQ(RankFromFileName("job_rank_12.pt.trace.json"), 12);
@@ -179,10 +254,17 @@ TEST(KinetoReaderTest, VendoredSamplesMatchManifestCounts) {
 
   auto amd = ReadTraceFile(SampleTrace("amd_mi250_minitoy.json.gz"));
   ASSERT_TRUE(amd.ok());
+  // Flow endpoints are counted, and not stored unless asked for.
+  EXPECT_EQ(amd->quality.flow_events, 45u);
+  EXPECT_TRUE(amd->flows.empty());
+  ReadOptions with_flows;
+  with_flows.keep_flows = true;
+  auto amd_flows = ReadTraceFile(SampleTrace("amd_mi250_minitoy.json.gz"), with_flows);
+  ASSERT_TRUE(amd_flows.ok());
+  EXPECT_EQ(amd_flows->flows.size(), 45u);
   EXPECT_EQ(CountKind(*amd, EventKind::kKernel), 14u);
   EXPECT_EQ(CountKind(*amd, EventKind::kMemcpy), 2u);
   EXPECT_EQ(CountKind(*amd, EventKind::kRuntime), 21u);
-  EXPECT_EQ(amd->flows.size(), 45u);
   EXPECT_TRUE(amd->meta.has_base_time);
   LinkTrace(&*amd);
   EXPECT_EQ(amd->meta.runtime_family, "hip");

@@ -146,6 +146,7 @@ void RenderRank(const RankReport& r, std::string* h) {
                       {static_cast<double>(cp.sync), "#c62828", "sync"},
                       {static_cast<double>(cp.gaps), "#bdbdbd", "gaps"}});
   }
+  *h += HtmlCounters(r);
 }
 
 }  // namespace
@@ -219,6 +220,7 @@ std::string RenderHtmlReport(const Report& report) {
     }
     h += "</table>";
   }
+  h += HtmlMultiRankPath(report);
   h += "<h2>Data quality</h2><ul>";
   for (const RankReport& r : report.ranks) {
     const DataQuality& q = r.trace->quality;

@@ -145,6 +145,7 @@ void WriteRank(const RankReport& r, JsonWriter* w) {
   w->Key("launch_stats");
   WriteLaunch(r.launch, w);
   WriteRankExtras(r, w);
+  WriteCounters(r, w);
   w->Key("data_quality");
   WriteDataQuality(t.quality, w);
   w->EndObject();
@@ -162,6 +163,10 @@ std::string RenderJsonReport(const Report& report, bool pretty) {
   w.EndArray();
   w.Key("cross_rank");
   WriteCrossRank(report.cross, &w);
+  if (report.ranks.size() >= 2) {
+    w.Key("multi_rank_critical_path");
+    WriteMultiRankCriticalPath(report, &w);
+  }
   w.Key("insights");
   WriteInsights(report, &w);
   // Totals over the ranks.

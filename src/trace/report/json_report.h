@@ -21,5 +21,7 @@ void WriteRankExtras(const RankReport& rank, JsonWriter* w);
 void WriteDataQuality(const DataQuality& q, JsonWriter* w);
 void WriteInsights(const Report& report, JsonWriter* w);
 void WriteCrossRank(const CrossRank& cross, JsonWriter* w);
+void WriteCounters(const RankReport& rank, JsonWriter* w);             // json_report_counters.cc
+void WriteMultiRankCriticalPath(const Report& report, JsonWriter* w);  // json_report_multi_rank.cc
 
 }  // namespace vigil::trace

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "trace/analysis/intervals.h"
 #include "trace/report/json_writer.h"
@@ -17,7 +18,9 @@ void Meta(JsonWriter* w, int64_t pid, int64_t tid, std::string_view what, std::s
   w->Key("args").BeginObject().Field("name", name).EndObject().EndObject();
 }
 
-void WriteRank(const RankReport& r, size_t index, JsonWriter* w) {
+// `wanted` rows get their GPU track id recorded in *tid_of (for the cross-rank flows).
+void WriteRank(const RankReport& r, size_t index, const std::vector<uint32_t>& wanted,
+               std::unordered_map<uint32_t, int64_t>* tid_of, JsonWriter* w) {
   const RankTrace& t = *r.trace;
   const EventTable& e = t.events;
   const int64_t cpu_pid = static_cast<int64_t>(index) * kRankPidStride * 2 + 1;
@@ -40,6 +43,7 @@ void WriteRank(const RankReport& r, size_t index, JsonWriter* w) {
                  (lane ? " (overlap " + std::to_string(lane) + ")" : "");
   }
   for (const auto& [tid, name] : lanes) Meta(w, gpu_pid, tid, "thread_name", name);
+  for (uint32_t row : wanted) (*tid_of)[row] = gpu_tid[row];
   for (uint32_t i = 0; i < e.size(); ++i) {
     EventKind k = e.kind[i];
     if (k == EventKind::kTraceSpan || k == EventKind::kPythonFunction) continue;
@@ -98,7 +102,45 @@ std::string RenderPerfettoTrace(const Report& report) {
   w.BeginObject();
   w.Field("displayTimeUnit", "ns");
   w.Key("traceEvents").BeginArray();
-  for (size_t i = 0; i < report.ranks.size(); ++i) WriteRank(report.ranks[i], i, &w);
+  // The cross-rank critical path's crossings: from the last rank to arrive at a collective to
+  // the rank that waited for it.
+  const MultiRankCriticalPath& mp = report.multi_path;
+  std::vector<std::vector<uint32_t>> wanted(report.ranks.size());
+  auto member_row = [&](const PathCrossing& x, uint32_t rank_index) {
+    for (const CollectiveMember& m : mp.matches.collectives[x.collective].members) {
+      if (m.rank_index == rank_index) return m.row;
+    }
+    return kNoIndex;
+  };
+  for (const PathCrossing& x : mp.crossings) {
+    for (uint32_t ri : {x.waiting_rank_index, x.last_rank_index}) {
+      uint32_t row = member_row(x, ri);
+      if (ri < wanted.size() && row != kNoIndex) wanted[ri].push_back(row);
+    }
+  }
+  std::vector<std::unordered_map<uint32_t, int64_t>> tid_of(report.ranks.size());
+  for (size_t i = 0; i < report.ranks.size(); ++i) {
+    WriteRank(report.ranks[i], i, wanted[i], &tid_of[i], &w);
+  }
+  for (size_t k = 0; k < mp.crossings.size(); ++k) {
+    const PathCrossing& x = mp.crossings[k];
+    uint32_t from = member_row(x, x.last_rank_index), to = member_row(x, x.waiting_rank_index);
+    if (from == kNoIndex || to == kNoIndex) continue;
+    const EventTable& fe = report.ranks[x.last_rank_index].trace->events;
+    const EventTable& te = report.ranks[x.waiting_rank_index].trace->events;
+    int64_t id = 9'000'000'000 + static_cast<int64_t>(k);
+    auto gpu_pid = [](size_t index) {
+      return static_cast<int64_t>(index) * kRankPidStride * 2 + 1 + kRankPidStride;
+    };
+    std::string name = "cross-rank critical path: " + mp.matches.collectives[x.collective].Label();
+    w.BeginObject().Field("ph", "s").Field("name", name).Field("cat", "critical_path");
+    w.Field("id", id).Field("pid", gpu_pid(x.last_rank_index));
+    w.Field("tid", tid_of[x.last_rank_index][from]).FieldMicros("ts", fe.ts[from]).EndObject();
+    w.BeginObject().Field("ph", "f").Field("bp", "e").Field("name", name);
+    w.Field("cat", "critical_path").Field("id", id).Field("pid", gpu_pid(x.waiting_rank_index));
+    w.Field("tid", tid_of[x.waiting_rank_index][to]);
+    w.FieldMicros("ts", std::max(te.ts[to], te.end(to) - 1)).EndObject();
+  }
   for (const Insight& in : report.insights) {
     for (const Evidence& ev : in.evidence) {
       size_t index = 0;

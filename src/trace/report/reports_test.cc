@@ -132,5 +132,58 @@ TEST(ReportsTest, CpuOnlyTraceHasNoGpuSectionsAndNoAlarms) {
   EXPECT_NE(RenderTextSummary(report).find("CPU only"), std::string::npos);
 }
 
+// Two ranks meeting at an all-reduce that rank 1 reaches late: every output shows the
+// cross-rank path, the Perfetto trace draws the jump between the ranks as a flow, and each rank
+// carries its queue length and memory bandwidth summaries.
+TEST(ReportsTest, TwoRanksShowCrossRankPathQueueLengthAndBandwidth) {
+  TempDir dir;
+  for (int r = 0; r < 2; ++r) {
+    double compute = r == 0 ? 5 : 40;
+    TraceBuilder b;
+    b.TopLevel(R"("distributedInfo": {"rank": )" + std::to_string(r) + "}");
+    b.Launch("cudaLaunchKernel", 0, 1, 1).Gpu("kernel", "gemm", 10, compute, 1);
+    b.Launch("cudaLaunchKernel", 2, 1, 2);
+    b.Gpu("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", 10 + compute, 50 - compute, 2);
+    b.Launch("cudaMemcpyAsync", 3, 1, 3);
+    b.Gpu("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 60, 2, 3, 7, R"("bytes": 4000)");
+    dir.Write("rank-" + std::to_string(r) + ".json", b.Json());
+  }
+  auto traces = ReadTraces(dir.path());
+  ASSERT_TRUE(traces.ok()) << traces.status().ToString();
+  Report report = Analyze(*traces, AnalysisConfig());
+  ASSERT_TRUE(report.multi_path.valid);
+  auto j = nlohmann::json::parse(RenderJsonReport(report), nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  const auto& mp = j["multi_rank_critical_path"];
+  EXPECT_EQ(mp["bound_by"], "compute");
+  EXPECT_EQ(mp["crossings"][0]["last_rank"], 1);
+  EXPECT_EQ(mp["crossings"][0]["wait_us"].get<double>(), 35.0);
+  EXPECT_EQ(mp["collectives"]["identity"], "kernel_order_per_stream");
+  const auto& q = j["ranks"][0]["queue_length"]["streams"][0];
+  EXPECT_EQ(q["stream"], 7);
+  EXPECT_EQ(q["max"].get<double>(), 3.0);  // three launches before the first kernel starts
+  const auto& m = j["ranks"][1]["memory_bandwidth"]["kinds"][0];
+  EXPECT_EQ(m["kind"], "Memcpy DtoH");
+  EXPECT_EQ(m["max_gbps"].get<double>(), 2.0);  // 4000 bytes in 2 us
+  auto pf = nlohmann::json::parse(RenderPerfettoTrace(report), nullptr, false);
+  ASSERT_FALSE(pf.is_discarded());
+  int starts = 0, finishes = 0;
+  for (const auto& e : pf["traceEvents"]) {
+    if (e.value("name", "").rfind("cross-rank critical path", 0) != 0) continue;
+    starts += e["ph"] == "s";
+    finishes += e["ph"] == "f";
+  }
+  EXPECT_EQ(starts, 1);
+  EXPECT_EQ(finishes, 1);
+  std::string html = RenderHtmlReport(report);
+  EXPECT_NE(html.find("Cross-rank critical path"), std::string::npos);
+  EXPECT_NE(html.find("Launch queue length"), std::string::npos);
+  std::string text = RenderTextSummary(report);
+  EXPECT_NE(text.find("Cross-rank critical path (whole trace): 62.00 us, bound by compute"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("launch queue (stream 7)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vigil::trace

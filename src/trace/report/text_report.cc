@@ -66,6 +66,24 @@ void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
     *out += fmt::format("  critical path {} over {} events, bound by {}\n",
                         FormatDuration(cp.Length()), cp.rows.size(), cp.BoundBy());
   }
+  if (!x.queue_length.streams.empty() || !x.memory_bw.kinds.empty()) {
+    std::string line = "  ";
+    const auto& qs = x.queue_length.streams;
+    auto busiest = std::max_element(qs.begin(), qs.end(), [](const auto& a, const auto& b) {
+      return a.stats.count < b.stats.count;
+    });
+    if (busiest != qs.end()) {
+      line += fmt::format("launch queue (stream {}) avg {:.1f}, max {:.0f}", busiest->stream,
+                          busiest->time_weighted_mean, busiest->stats.max);
+    }
+    for (size_t k = 0; k < x.memory_bw.kinds.size(); ++k) {
+      const MemoryKindBandwidth& m = x.memory_bw.kinds[k];
+      line += fmt::format("{}{} peak {:.3g} GB/s",
+                          k == 0 ? (line.size() > 2 ? " · copies: " : "copies: ") : ", ", m.kind,
+                          m.stats.max);
+    }
+    *out += line + "\n";
+  }
   if (x.efficiency.compute_time > 0) {
     const Efficiency& e = x.efficiency;
     std::string line = fmt::format("  tensor cores {:.0f}% of compute", e.TensorCorePct());
@@ -76,6 +94,49 @@ void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
       line += fmt::format(", {:.1f}% of {} peak", e.roofline_pct, e.gpu_model);
     *out += line + "\n";
   }
+}
+
+// A few lines on the cross-rank critical path (>= 2 ranks).
+void RenderMultiRankPath(const Report& report, std::string* out) {
+  const MultiRankCriticalPath& p = report.multi_path;
+  if (report.ranks.size() < 2) return;
+  if (!p.valid) {
+    *out += "Cross-rank critical path: " + p.note + "\n\n";
+    return;
+  }
+  int64_t len = p.Length();
+  auto pct = [&](int64_t ns) { return len > 0 ? 100.0 * static_cast<double>(ns) / len : 0.0; };
+  *out += fmt::format("Cross-rank critical path ({}): {}, bound by {}\n",
+                      p.step >= 0 ? fmt::format("step {}", p.step) : "whole trace",
+                      FormatDuration(len), p.BoundBy());
+  std::string parts = " ";
+  for (int c = 0; c < 5; ++c) {
+    parts += fmt::format(" {} {:.0f}%", PathCategoryName(static_cast<PathCategory>(c)),
+                         pct(p.by_category[c]));
+  }
+  *out += parts + "\n  on the path:";
+  for (const RankPathShare& s : p.ranks) *out += fmt::format(" rank {} {:.0f}%", s.rank, s.pct);
+  std::string offsets;
+  for (size_t r = 1; r < p.matches.offset_ns.size(); ++r) {
+    offsets += fmt::format(
+        " rank {} {}", report.ranks[r].rank,
+        p.matches.aligned[r] ? FormatDuration(p.matches.offset_ns[r]) : std::string("not aligned"));
+  }
+  *out += fmt::format(
+      "\n  {} collectives matched; clocks aligned at the first shared collective's end:{}\n",
+      p.matches.collectives.size(), offsets);
+  if (!p.crossings.empty()) {
+    auto worst = std::max_element(
+        p.crossings.begin(), p.crossings.end(),
+        [](const PathCrossing& a, const PathCrossing& b) { return a.wait_ns < b.wait_ns; });
+    *out += fmt::format(
+        "  crossed ranks {} times; longest: rank {} arrived last at {} ({} after rank {})\n",
+        p.crossings.size(), report.ranks[worst->last_rank_index].rank,
+        p.matches.collectives[worst->collective].Label(), FormatDuration(worst->wait_ns),
+        report.ranks[worst->waiting_rank_index].rank);
+  }
+  if (!p.note.empty()) *out += "  note: " + p.note + "\n";
+  *out += "\n";
 }
 
 }  // namespace
@@ -110,6 +171,7 @@ std::string RenderTextSummary(const Report& report, const TextOptions& opt) {
     }
     out += "\n";
   }
+  RenderMultiRankPath(report, &out);
   if (report.insights.empty()) {
     out += "Insights: none of the rules fired.\n";
   } else {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The terminal summary of `vigil analyze`: a page a person reads in 30 seconds (per rank: where
-// GPU time goes, why it idles, top kernels, launches/syncs/copies, critical path; then the
-// insights with their evidence and fix; then data quality). Pure function of a Report.
+// GPU time goes, why it idles, top kernels, launches/syncs/copies, critical path, launch queue
+// and copy bandwidth; with several ranks the cross-rank critical path; then the insights with
+// their evidence and fix; then data quality). Pure function of a Report.
 // Owner: trace.
 #pragma once
 

@@ -5,9 +5,14 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "trace/testing/recorded_bandwidth.h"
 
 namespace vigil::trace::testing {
 namespace {
@@ -26,6 +31,96 @@ void Check(HtaComparison* c, const std::string& what, double ours, double ref, d
 }
 
 bool IsError(const json& j) { return j.is_object() && j.contains("error"); }
+
+// Checks `value` against `ref` within `tol`, or inside [lo, hi] widened by `tol` (a statistic
+// that depends on an order HTA leaves to its unstable sort).
+void CheckRange(HtaComparison* c, const std::string& what, double lo, double hi, double ref,
+                double tol) {
+  ++c->compared;
+  if (std::isnan(ref) || (std::isnan(lo) && std::isnan(hi))) return;
+  if (lo > hi) std::swap(lo, hi);
+  if (ref < lo - tol || ref > hi + tol) {
+    c->mismatches.push_back(fmt::format("{}: ours={} (other tie order {}) hta={} (tol {:.3f})",
+                                        what, lo, hi, ref, tol));
+  }
+}
+
+// One describe() row: count within 0.5 % of it, the other statistics within 0.5 % of the row's
+// maximum (a queue length of 3 vs 2 in a row whose maximum is 400 is inside). `a` and `b` are
+// ours under the two orders of events at equal times.
+void CheckDescribe(HtaComparison* c, const std::string& what, const json& row,
+                   const std::string& prefix, const Describe* a, const Describe* b) {
+  if (a == nullptr || b == nullptr) {
+    c->mismatches.push_back(what + ": missing in ours");
+    ++c->compared;
+    return;
+  }
+  double max = Num(row[prefix + "max"]);
+  double count = Num(row[prefix + "count"]);
+  CheckRange(c, what + " count", static_cast<double>(a->count), static_cast<double>(b->count),
+             count, 0.005 * count);
+  const std::tuple<const char*, double, double> stats[] = {
+      {"mean", a->mean, b->mean}, {"std", a->std, b->std}, {"min", a->min, b->min},
+      {"25%", a->p25, b->p25},    {"50%", a->p50, b->p50}, {"75%", a->p75, b->p75},
+      {"max", a->max, b->max}};
+  for (const auto& [key, x, y] : stats) {
+    CheckRange(c, what + " " + key, x, y, Num(row[prefix + key]), 0.005 * std::max(max, 1.0));
+  }
+}
+
+// HTA's queue_length_summary (per stream) and memory_bw_summary (per memcpy kind).
+void CompareCounters(const RankReport& r, const json& ref, HtaComparison* c) {
+  for (const char* key : {"queue_length_summary", "memory_bw_summary"}) {
+    if (ref.contains(key) && IsError(ref[key])) {
+      c->hta_errors.push_back(std::string(key) + ": " + ref[key]["error"].get<std::string>());
+    }
+  }
+  HtaRows rows = BuildHtaRows(*r.trace);
+  if (ref.contains("queue_length_summary") && ref["queue_length_summary"].is_array()) {
+    QueueLengthSummary other = ComputeQueueLength(*r.trace, &rows, QueueTies::kStartFirst);
+    auto find = [](const QueueLengthSummary& q, int64_t stream) -> const Describe* {
+      for (const StreamQueueLength& s : q.streams) {
+        if (s.stream == stream) return &s.stats;
+      }
+      return nullptr;
+    };
+    for (const json& row : ref["queue_length_summary"]) {
+      int64_t stream = row["stream_"].get<int64_t>();
+      CheckDescribe(c, fmt::format("queue_length stream {}", stream), row, "queue_length_",
+                    find(r.extras.queue_length, stream), find(other, stream));
+    }
+  }
+  // HTA uses the bandwidth Kineto recorded for each copy (bytes / trace duration is up to 2x off
+  // on integer-us traces): where the model does not carry it, recompute with the recorded values
+  // read from the trace file.
+  if (!ref.contains("memory_bw_summary") || !ref["memory_bw_summary"].is_array() ||
+      ref["memory_bw_summary"].empty()) {
+    return;
+  }
+  std::unordered_map<uint32_t, double> recorded;
+  if (!r.extras.memory_bw.recorded_bandwidth) {
+    auto rec = RecordedBandwidths(*r.trace);
+    if (!rec.ok()) {
+      c->mismatches.push_back("recorded bandwidths: " + rec.status().ToString());
+      return;
+    }
+    recorded = std::move(*rec);
+  }
+  MemoryBandwidthSummary a =
+      ComputeMemoryBandwidth(*r.trace, &rows, &recorded, BandwidthTies::kStartsFirst);
+  MemoryBandwidthSummary b =
+      ComputeMemoryBandwidth(*r.trace, &rows, &recorded, BandwidthTies::kEndsFirst);
+  auto find = [](const MemoryBandwidthSummary& m, const std::string& kind) -> const Describe* {
+    for (const MemoryKindBandwidth& k : m.kinds) {
+      if (k.kind == kind) return &k.stats;
+    }
+    return nullptr;
+  };
+  for (const json& row : ref["memory_bw_summary"]) {
+    std::string name = row["name_"].get<std::string>();
+    CheckDescribe(c, "memory_bw " + name, row, "memory_bw_gbps_", find(a, name), find(b, name));
+  }
+}
 
 }  // namespace
 
@@ -126,6 +221,7 @@ HtaComparison CompareWithHta(const RankReport& r, const std::string& path) {
     Check(&c, "launch delay_outliers", static_cast<double>(s.delay_outliers),
           Num(l["launch_delay_outliers(>100us)"]), n);
   }
+  CompareCounters(r, ref, &c);
   return c;
 }
 

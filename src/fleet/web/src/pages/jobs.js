@@ -5,6 +5,7 @@ import { api, toSeconds } from '../api.js';
 import { stackedBars, lines } from '../charts.js';
 import { h, card, kpi, empty, table } from '../dom.js';
 import * as f from '../format.js';
+import { analysisDetail, analysesTable } from '../analyses.js';
 
 const jobLink = (id) => h('a', { href: `#/job/${encodeURIComponent(id)}` }, id);
 
@@ -48,7 +49,12 @@ export async function job(root, ctx) {
     j = await api(`jobs/${encodeURIComponent(id)}`);
   } catch (e) {
     if (e.status !== 404) throw e;
-    root.append(card(`Job ${id}`, null, empty('Unknown job', 'The ledger has no job with this id.')));
+    const { analyses } = await api('analyses', { job_id: id });
+    if (!ctx.current()) return;
+    root.append(card(`Job ${id}`, null, empty('Unknown job', analyses.length
+      ? 'The ledger has no GPU time for this job id; only its trace analyses are stored.'
+      : 'The ledger has no job with this id.')));
+    if (analyses.length) await analysesSection(root, ctx, id, analyses);
     return;
   }
   if (!ctx.current()) return;
@@ -92,17 +98,30 @@ export async function job(root, ctx) {
       series: [{ label: 'busy / allocated', color: '#10b981', values: eff, fill: 'rgba(16,185,129,0.10)' }],
     });
   }
-  root.append(h('div', { class: 'row two' },
-    card('GPUs', `${j.gpus.length} GPUs`, table(
-      [
-        { label: 'Host', value: (g) => g.host },
-        { label: 'GPU', value: (g) => h('code', {}, g.gpu_uuid) },
-        { label: 'Model', value: (g) => g.gpu_model || '—' },
-      ], j.gpus)),
-    card('Traces and analyses', null, empty('No traces for this job yet',
-      'Traces collected by the fleet service from the job\'s daemons, and the vigil analyze results computed from them, are listed here once profiling as a service records them.'))));
+  root.append(card('GPUs', `${j.gpus.length} GPUs`, table(
+    [
+      { label: 'Host', value: (g) => g.host },
+      { label: 'GPU', value: (g) => h('code', {}, g.gpu_uuid) },
+      { label: 'Model', value: (g) => g.gpu_model || '—' },
+    ], j.gpus)));
+  await analysesSection(root, ctx, id, j.analyses || []);
   if (j.identities.length > 1) {
     root.append(card('Identities', 'the label sets this job id was seen with', table(
       ['team', 'model', 'user', 'framework', 'rule'].map((k) => ({ label: k, value: (x) => f.label(x[k]) })), j.identities)));
   }
+}
+
+// The job's analyses, and the one picked with ?analysis=N opened below them.
+async function analysesSection(root, ctx, id, list) {
+  const open = (a) => ctx.navigate(`#/job/${encodeURIComponent(id)}?analysis=${a.id}`);
+  root.append(card('Traces and analyses', list.length ? `${list.length} vigil analyze result${list.length === 1 ? '' : 's'}` : null,
+    h('div', { id: 'job-analyses' }, analysesTable(list, open))));
+  const want = Number(ctx.params.get('analysis'));
+  if (!want) return;
+  const a = await api(`analyses/${want}`);
+  if (!ctx.current()) return;
+  const section = card(`Analysis #${a.id}`, `received ${f.when(a.received)}`, analysisDetail(a));
+  section.id = 'analysis-detail';
+  root.append(section);
+  section.scrollIntoView({ block: 'start' });
 }

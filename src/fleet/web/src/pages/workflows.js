@@ -1,23 +1,70 @@
 // SPDX-License-Identifier: Apache-2.0
-// Fleet workflow characterisation. Aggregates of uploaded vigil analyze results need the fleet
-// service to store analyses (profiling as a service); until it does, this page says what feeds it
-// and shows the one workload split the ledger already has: GPU-hours by framework.
+// Fleet workflow characterisation from the vigil analyze results vigil-fleet stores
+// (GET /api/v1/workflows): where analysed GPU time goes (compute / communication / memory / idle,
+// weighted by each job's GPU-hours), the most frequent insights and the GPU-hours of the jobs they
+// fire on, the jobs with the most to gain; plus GPU-hours by framework from the ledger.
 import { api } from '../api.js';
-import { h, card, empty, table } from '../dom.js';
+import { analysisLink, severity, shareRows } from '../analyses.js';
+import { h, card, empty, kpi, table } from '../dom.js';
 import * as f from '../format.js';
 
+const jobLink = (id) => h('a', { href: `#/job/${encodeURIComponent(id)}` }, id);
+const pct1 = (v) => `${(100 * (v || 0)).toFixed(1)}%`;
+
 export async function workflows(root, ctx) {
-  const fw = await api('attribution', { by: 'framework', since: ctx.range });
+  const [wf, fw] = await Promise.all([
+    api('workflows', { since: ctx.range }),
+    api('attribution', { by: 'framework', since: ctx.range }),
+  ]);
   if (!ctx.current()) return;
   const rows = fw.rows.filter((r) => r.key !== '(unallocated)');
   root.append(
     h('div', { class: 'page-head' }, h('h1', {}, 'Workflows'),
-      h('p', { class: 'sub' }, 'how the fleet\'s jobs spend GPU time: compute, communication, idle')),
-    card('Characterisation from trace analyses', null,
+      h('p', { class: 'sub' }, 'how the fleet\'s jobs spend GPU time: compute, communication, idle')));
+  if (!wf.analyses) {
+    root.append(card('Characterisation from trace analyses', null,
       empty('No analyses uploaded yet',
         'This page aggregates vigil analyze results across jobs: the share of compute, communication and idle time, ' +
-        'the most frequent insights and the GPU-hours they touch. It fills in once the fleet service collects traces ' +
-        'from the daemons of running jobs and stores their analyses.')),
+        'the most frequent insights and the GPU-hours they touch. Upload one with ' +
+        '`vigil analyze TRACE --upload URL --job-id ID`; traces the fleet service collects from running jobs are added too.')));
+  } else {
+    root.append(
+      h('div', { class: 'kpis' },
+        kpi('Analyses', String(wf.analyses), `of ${wf.jobs} job${wf.jobs === 1 ? '' : 's'}`),
+        kpi('GPU-hours weighed', f.gpuHours(wf.weight_gpu_hours), `${f.gpuHours(wf.ledger_gpu_hours)} from the ledger, the rest traced`),
+        kpi('Compute', pct1(wf.shares.compute), 'GPU-hour weighted', 'good'),
+        kpi('Communication', pct1(wf.shares.communication), 'not overlapped by compute'),
+        kpi('Idle', pct1(wf.shares.idle), 'no GPU work in the traces', 'warn')),
+      card('Where analysed GPU time goes', 'each job weighted by its GPU-hours in the window (traced time when the ledger does not know it)',
+        h('div', { id: 'workflow-shares' }, shareRows([
+          { label: h('strong', {}, 'Fleet'), shares: wf.shares, note: `${wf.jobs} jobs` },
+          ...wf.top_jobs.map((j) => ({ label: jobLink(j.job_id), shares: j.shares, note: `${f.gpuHours(j.gpu_hours)} GPU-h (${j.weight_source})` })),
+        ]))),
+      card('Most frequent insights', 'by the number of jobs they fire on',
+        table(
+          [
+            { label: 'Insight', cls: 'key', value: (i) => h('span', {}, i.title, ' ', h('code', {}, i.id)) },
+            { label: 'Severity', value: (i) => severity(i.severity) },
+            { label: 'Jobs', cls: 'num', value: (i) => String(i.jobs) },
+            { label: 'Analyses', cls: 'num', value: (i) => String(i.analyses) },
+            { label: 'GPU-hours touched', cls: 'num', value: (i) => f.gpuHours(i.gpu_hours) },
+            { label: 'Mean est. gain', cls: 'num', value: (i) => `${i.mean_estimated_gain_pct.toFixed(1)}%` },
+          ],
+          wf.insights,
+          { rowClass: () => 'insight-row', rowTitle: (i) => `jobs: ${i.job_ids.join(', ')}` })),
+      card('Top jobs by estimated gain', 'what the best fix of the latest analysis could win',
+        table(
+          [
+            { label: 'Job', cls: 'key', value: (j) => jobLink(j.job_id) },
+            { label: 'Top insight', value: (j) => (j.top_insight ? h('span', {}, severity(j.top_insight.severity), ' ', j.top_insight.title) : '—') },
+            { label: 'Gain', cls: 'num', value: (j) => `${j.estimated_gain_pct.toFixed(1)}%` },
+            { label: 'GPU-h to win', cls: 'num', value: (j) => f.gpuHours(j.estimated_gain_gpu_hours) },
+            { label: 'Analysis', value: (j) => analysisLink(j.job_id, j.latest_analysis_id) },
+          ],
+          wf.top_jobs,
+          { rowClass: () => 'gain-row' })));
+  }
+  root.append(
     card('GPU-hours by framework', 'from the ledger',
       rows.length
         ? table(

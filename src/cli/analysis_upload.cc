@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/analysis_upload.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+
+#include "base/file_util.h"
+#include "base/strings.h"
+
+namespace vigil {
+namespace {
+
+constexpr size_t kMaxReportBytes = 64 << 20;
+
+// The first trace file of a directory (sorted names), or the input itself.
+std::string FirstTraceFile(const std::string& input) {
+  if (!IsDirectory(input)) return input;
+  StatusOr<std::vector<std::string>> names = ListDir(input);
+  if (!names.ok()) return "";
+  std::sort(names->begin(), names->end());
+  for (const std::string& n : *names) {
+    if (n.ends_with(".json") || n.ends_with(".json.gz")) return JoinPath(input, n);
+  }
+  return "";
+}
+
+// The token: the last field of the first non-comment line ("TOKEN" or "HOST TOKEN").
+StatusOr<std::string> ReadFleetToken(const std::string& path) {
+  VIGIL_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, 1 << 16));
+  std::string_view rest = text, line;
+  while (NextLine(&rest, &line)) {
+    line = Trim(line.substr(0, line.find('#')));
+    if (!line.empty()) return std::string(SplitWhitespace(line).back());
+  }
+  return InvalidArgumentError("token file " + path + ": no token");
+}
+
+std::string Hostname() {
+  char name[256] = {};
+  return gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : std::string();
+}
+
+// A temporary file for the report when the user asked for none (or for stdout).
+StatusOr<std::string> TempReportPath() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/vigil-analyze-XXXXXX";
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return InternalError("cannot create a temporary file for the report");
+  close(fd);
+  return path;
+}
+
+int Upload(CliContext& ctx, const AnalysisUploadFlags& flags, const std::string& job_id,
+           const std::string& input, const std::string& report, FILE* out, FILE* err) {
+  httplib::Client client(flags.url);
+  if (!client.is_valid()) {
+    std::fprintf(err, "vigil: analyze: --upload: not a vigil-fleet URL: %s\n", flags.url.c_str());
+    return kExitUsage;
+  }
+  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::nanoseconds(std::max<int64_t>(ctx.TimeoutNs(), 30LL * 1000000000)));
+  client.set_connection_timeout(timeout);
+  client.set_read_timeout(timeout);
+  client.set_write_timeout(timeout);
+  client.set_compress(true);  // Content-Encoding: gzip; reports compress ~10x.
+  httplib::Headers headers;
+  const std::string& token_file = flags.token_file.empty() ? ctx.token_file : flags.token_file;
+  if (!token_file.empty()) {
+    StatusOr<std::string> token = ReadFleetToken(token_file);
+    if (!token.ok()) return ctx.Fail(token.status(), "analyze --upload");
+    headers.emplace("Authorization", "Bearer " + *token);
+  }
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(input, ec);
+  httplib::Params params = {
+      {"job_id", job_id}, {"host", Hostname()}, {"trace_path", ec ? input : abs.string()}};
+  if (!flags.reason.empty()) params.emplace("reason", flags.reason);
+  httplib::Result res = client.Post(httplib::append_query_params("/api/v1/analyses", params),
+                                    headers, report, "application/json");
+  if (!res) {
+    std::fprintf(err, "vigil: analyze: cannot reach vigil-fleet at %s: %s\n", flags.url.c_str(),
+                 httplib::to_string(res.error()).c_str());
+    return kExitUnreachable;
+  }
+  const nlohmann::json reply = nlohmann::json::parse(res->body, nullptr, false);
+  if (res->status != 200 || reply.is_discarded() || !reply.contains("id")) {
+    const std::string why = !reply.is_discarded() && reply.contains("error")
+                                ? reply["error"].get<std::string>()
+                                : SanitizeForLog(res->body);
+    std::fprintf(err, "vigil: analyze: upload to %s: HTTP %d: %s\n", flags.url.c_str(), res->status,
+                 why.c_str());
+    return kExitFailure;
+  }
+  std::fprintf(out, "Uploaded to %s as analysis %lld of job %s\n", flags.url.c_str(),
+               static_cast<long long>(reply["id"].get<int64_t>()), job_id.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddAnalysisUploadFlags(CLI::App* cmd, AnalysisUploadFlags* flags) {
+  cmd->add_option("--upload", flags->url,
+                  "Upload the JSON report to vigil-fleet at URL (http://HOST:PORT)");
+  cmd->add_option("--job-id", flags->job_id,
+                  "Job the uploaded analysis belongs to (default: the trace's job_id metadata)");
+  cmd->add_option("--reason", flags->reason, "Why this trace was taken (shown with the upload)");
+  cmd->add_option("--fleet-token-file", flags->token_file,
+                  "File holding a vigil-fleet token for --upload (default: --token-file)");
+}
+
+std::string JobIdFromTrace(const std::string& input) {
+  const std::string file = FirstTraceFile(input);
+  if (file.empty()) return "";
+  gzFile gz = gzopen(file.c_str(), "rb");  // Reads plain files as they are.
+  if (gz == nullptr) return "";
+  std::string head(1 << 20, '\0');
+  const int n = gzread(gz, head.data(), static_cast<unsigned>(head.size()));
+  gzclose(gz);
+  head.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  // Metadata is written ahead of "traceEvents"; look no further.
+  const std::string_view text = std::string_view(head).substr(0, head.find("\"traceEvents\""));
+  for (const char* key : {"\"job_id\"", "\"jobId\"", "\"jobID\""}) {
+    const size_t at = text.find(key);
+    if (at == std::string_view::npos) continue;
+    std::string_view rest = Trim(text.substr(at + std::strlen(key)));
+    if (rest.empty() || rest[0] != ':') continue;
+    rest = Trim(rest.substr(1));
+    size_t end = 0;
+    if (!rest.empty() && rest[0] == '"') {
+      end = rest.find('"', 1);
+      if (end == std::string_view::npos || end > 257) continue;
+      const std::string_view id = rest.substr(1, end - 1);
+      if (!id.empty() && id.find('\\') == std::string_view::npos) return std::string(id);
+      continue;
+    }
+    while (end < rest.size() && end < 20 && rest[end] >= '0' && rest[end] <= '9') ++end;
+    if (end > 0) return std::string(rest.substr(0, end));
+  }
+  return "";
+}
+
+int AnalyzeAndUpload(CliContext& ctx, trace::AnalyzeOptions options,
+                     const AnalysisUploadFlags& flags, FILE* out, FILE* err) {
+  if (flags.url.empty()) {
+    if (!flags.job_id.empty() || !flags.reason.empty() || !flags.token_file.empty()) {
+      std::fprintf(err,
+                   "vigil: analyze: --job-id, --reason and --fleet-token-file go with --upload\n");
+      return kExitUsage;
+    }
+    return trace::RunAnalyze(options, out, err);
+  }
+  if (flags.url.rfind("http://", 0) != 0 && flags.url.rfind("https://", 0) != 0) {
+    std::fprintf(err, "vigil: analyze: --upload must be http://HOST:PORT, got %s\n",
+                 flags.url.c_str());
+    return kExitUsage;
+  }
+  const std::string job_id = flags.job_id.empty() ? JobIdFromTrace(options.input) : flags.job_id;
+  if (job_id.empty()) {
+    std::fprintf(err, "vigil: analyze: --upload needs --job-id: %s carries no job_id metadata\n",
+                 options.input.c_str());
+    return kExitUsage;
+  }
+  // The report goes where the user asked (--json FILE) or to a temporary file.
+  std::string temp;
+  const bool to_stdout = options.json_path == "-";
+  if (options.json_path.empty() || to_stdout) {
+    StatusOr<std::string> path = TempReportPath();
+    if (!path.ok()) return ctx.Fail(path.status(), "analyze --upload");
+    temp = *path;
+    options.json_path = temp;
+  }
+  int code = trace::RunAnalyze(options, out, err);
+  StatusOr<std::string> report = code == kExitOk ? ReadSmallFile(options.json_path, kMaxReportBytes)
+                                                 : StatusOr<std::string>(std::string());
+  if (!temp.empty()) std::remove(temp.c_str());
+  if (code != kExitOk) return code;
+  if (!report.ok()) return ctx.Fail(report.status(), "analyze --upload: read the report");
+  if (to_stdout) std::fwrite(report->data(), 1, report->size(), out);
+  return Upload(ctx, flags, job_id, options.input, *report, to_stdout ? err : out, err);
+}
+
+}  // namespace vigil

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/fleet_render.h"
+
+#include <gtest/gtest.h>
+
+namespace vigil {
+namespace {
+
+using nlohmann::json;
+
+json Reply(const std::string& by) {
+  json row{{"key", "j,1"},
+           {"gpu_hours", 0.5},
+           {"allocated_gpu_hours", 0.5},
+           {"busy_gpu_hours", 0.25},
+           {"held_idle_gpu_hours", 0},
+           {"idle_gpu_hours", 0},
+           {"energy_joules", 90000},
+           {"cost", 1.25}};
+  if (by == "job") {
+    row["mfu_ratio"] = 0.415;
+    row["model_flops_per_second"] = 2.5e14;
+    row["step_seconds"] = 0.5;
+  }
+  return json{
+      {"by", by},     {"since", "S"}, {"until", "U"}, {"bucket_s", 0}, {"rows", json::array({row})},
+      {"totals", row}};
+}
+
+TEST(FleetRenderTest, CsvKeepsTheFleetColumnsAndAddsClientMeansForJobs) {
+  EXPECT_EQ(RenderAttributionCsv(Reply("team")),
+            "team,gpu_hours,allocated_gpu_hours,busy_gpu_hours,held_idle_gpu_hours,"
+            "idle_gpu_hours,energy_joules,cost\n\"j,1\",0.5,0.5,0.25,0,0,90000,1.25\n");
+  json jobs = Reply("job");
+  jobs["rows"].push_back(json{{"key", "j2"}, {"gpu_hours", 1}, {"mfu_ratio", nullptr}});
+  EXPECT_EQ(RenderAttributionCsv(jobs),
+            "job,gpu_hours,allocated_gpu_hours,busy_gpu_hours,held_idle_gpu_hours,"
+            "idle_gpu_hours,energy_joules,cost,mfu_ratio,model_flops_per_second,step_seconds\n"
+            "\"j,1\",0.5,0.5,0.25,0,0,90000,1.25,0.415,250000000000000,0.5\n"
+            "j2,1,0,0,0,0,0,0,,,\n");
+}
+
+TEST(FleetRenderTest, TableShowsMfuColumnsOnlyForJobsAndPrintsNotes) {
+  const std::string team = RenderAttributionTable(Reply("team"));
+  EXPECT_EQ(team.find("MFU"), std::string::npos) << team;
+  EXPECT_NE(team.find("TEAM"), std::string::npos);
+  json jobs = Reply("job");
+  jobs["source"] = "prometheus";
+  jobs["notes"] = json::array({"idle is approximate"});
+  const std::string t = RenderAttributionTable(jobs);
+  EXPECT_NE(t.find("GPU-hours by job from S to U (prometheus)\n"), std::string::npos) << t;
+  EXPECT_NE(t.find("MFU"), std::string::npos) << t;
+  EXPECT_NE(t.find("41.5%"), std::string::npos) << t;
+  EXPECT_NE(t.find("250.00"), std::string::npos) << t;
+  EXPECT_NE(t.find("note: idle is approximate\n"), std::string::npos) << t;
+}
+
+TEST(FleetRenderTest, JobsListAndOneJob) {
+  json job{{"job_id", "4242"},  {"user", "alice"},        {"team", "llm"},
+           {"model", "llama"},  {"framework", "jax"},     {"gpus", 8},
+           {"gpu_hours", 16.0}, {"busy_gpu_hours", 12.0}, {"held_idle_gpu_hours", 1.0},
+           {"mfu_ratio", 0.38}, {"step_seconds", 1.25},   {"model_flops_per_second", nullptr}};
+  const std::string list = RenderJobsTable(json{{"since", "S"}, {"until", "U"}, {"jobs", {job}}});
+  EXPECT_NE(list.find("FRAMEWORK"), std::string::npos) << list;
+  EXPECT_NE(list.find("38.0%"), std::string::npos) << list;
+  EXPECT_NE(list.find("1.250"), std::string::npos) << list;
+  const std::string one = RenderJob(job);
+  EXPECT_NE(one.find("MFU              38.0%"), std::string::npos) << one;
+  EXPECT_NE(one.find("model TFLOP/s    -"), std::string::npos) << one;
+}
+
+}  // namespace
+}  // namespace vigil

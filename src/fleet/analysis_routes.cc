@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fleet/analysis_routes.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include <httplib.h>
+
+#include "base/logging.h"
+#include "base/strings.h"
+#include "base/time_util.h"
+#include "fleet/analysis_store.h"
+#include "fleet/http_reply.h"
+#include "fleet/ingest_batch.h"
+
+namespace vigil {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kDay = 86400LL * 1000000000;
+
+std::string Param(const httplib::Request& req, const char* name) {
+  return req.has_param(name) ? req.get_param_value(name) : "";
+}
+
+void HandleUpload(const httplib::Request& req, httplib::Response& res, LedgerStore* store,
+                  const RequestGuard& guard, size_t max_bytes) {
+  AnalysisUpload upload{.job_id = Param(req, "job_id"),
+                        .host = Param(req, "host"),
+                        .source = kAnalysisSourceUpload,
+                        .reason = Param(req, "reason"),
+                        .trace_path = Param(req, "trace_path"),
+                        .received_ns = UnixNanos(),
+                        .report_json = ""};
+  if (!guard(req, res, upload.host)) return;
+  if (upload.job_id.empty()) {
+    ReplyError(res, 400, "job_id: required (POST /api/v1/analyses?job_id=J)");
+    return;
+  }
+  std::string_view body = req.body;
+  // httplib inflates "Content-Encoding: gzip" itself; a body still gzipped is inflated here.
+  if (body.size() >= 2 && body[0] == '\x1f' && body[1] == '\x8b') {
+    StatusOr<std::string> out = Gunzip(body, max_bytes);
+    if (!out.ok()) {
+      ReplyError(res, HttpCode(out.status()), out.status().message());
+      return;
+    }
+    upload.report_json = std::move(*out);
+  } else {
+    upload.report_json.assign(body);
+  }
+  if (upload.report_json.size() > max_bytes) {
+    ReplyError(res, 413, "report larger than " + std::to_string(max_bytes) + " bytes");
+    return;
+  }
+  StatusOr<int64_t> id = StoreAnalysis(*store, upload);
+  if (!id.ok()) {
+    const int code = HttpCode(id.status());
+    if (code >= 500) {
+      VIGIL_LOG_EVERY_N_SEC(WARN, 10, "analysis upload failed: job={} err={}", upload.job_id,
+                            id.status().ToString());
+    }
+    // The report was valid; the ledger could not take it: the sender may retry.
+    ReplyError(res, code >= 500 ? 503 : code, id.status().message());
+    return;
+  }
+  ReplyJson(res, 200, json{{"id", *id}, {"job_id", upload.job_id}});
+}
+
+}  // namespace
+
+void RegisterAnalysisRoutes(httplib::Server& server, LedgerStore* store, RequestGuard guard,
+                            size_t max_report_bytes) {
+  const size_t max_bytes = std::min(max_report_bytes, kMaxAnalysisReportBytes);
+  server.Post("/api/v1/analyses",
+              [store, guard, max_bytes](const httplib::Request& req, httplib::Response& res) {
+                HandleUpload(req, res, store, guard, max_bytes);
+              });
+  server.Get("/api/v1/analyses",
+             [store, guard](const httplib::Request& req, httplib::Response& res) {
+               if (!guard(req, res, "")) return;
+               const int64_t now = UnixNanos();
+               AnalysisListQuery q;
+               q.job_id = Param(req, "job_id");
+               q.limit = LimitParam(req);
+               StatusOr<int64_t> since = TimeParam(req, "since", now, 0);
+               StatusOr<int64_t> until = TimeParam(req, "until", now, INT64_MAX);
+               if (!since.ok() || !until.ok()) {
+                 ReplyError(res, 400, (since.ok() ? until.status() : since.status()).message());
+                 return;
+               }
+               q.since_ns = *since;
+               q.until_ns = *until;
+               Reply(res, store->Read<json>([&](Db& db) { return QueryAnalyses(db, q); }));
+             });
+  server.Get(R"(/api/v1/analyses/(\d+))",
+             [store, guard](const httplib::Request& req, httplib::Response& res) {
+               if (!guard(req, res, "")) return;
+               const std::optional<int64_t> id = ParseInt64(req.matches[1].str());
+               if (!id) {
+                 ReplyError(res, 400, "analysis id: want a number");
+                 return;
+               }
+               Reply(res, store->Read<json>([&](Db& db) { return QueryAnalysis(db, *id); }));
+             });
+  server.Get(
+      "/api/v1/workflows", [store, guard](const httplib::Request& req, httplib::Response& res) {
+        if (!guard(req, res, "")) return;
+        const int64_t now = UnixNanos();
+        StatusOr<int64_t> since = TimeParam(req, "since", now, now - 7 * kDay);
+        StatusOr<int64_t> until = TimeParam(req, "until", now, now + 1);
+        if (!since.ok() || !until.ok()) {
+          ReplyError(res, 400, (since.ok() ? until.status() : since.status()).message());
+          return;
+        }
+        const int64_t limit = req.has_param("limit") ? LimitParam(req) : 20;
+        Reply(res,
+              store->Read<json>([&](Db& db) { return QueryWorkflows(db, *since, *until, limit); }));
+      });
+}
+
+}  // namespace vigil

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fleet/analysis_routes.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+
+#include "fleet/fleet_server.h"
+
+namespace vigil {
+namespace {
+
+using nlohmann::json;
+
+std::string Gzip(const std::string& in) {
+  z_stream zs{};
+  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&zs, in.size()) + 32, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+std::string Fixture(const std::string& name) {
+  std::ifstream in(std::string(VIGIL_TEST_DATA_DIR) + "/analyses/" + name);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string ErrorOf(const httplib::Result& r) {
+  const json body = json::parse(r->body, nullptr, false);
+  return body.is_object() && body.contains("error") ? body["error"].get<std::string>() : "";
+}
+
+class AnalysisRoutesTest : public ::testing::Test {
+ protected:
+  void Start(const std::string& tokens = "", size_t max_inflated = 1 << 20) {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("vigil-anroutes-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    LedgerOptions lo;
+    lo.path = (dir_ / "fleet.db").string();
+    auto store = LedgerStore::Open(lo);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    store_ = std::move(*store);
+    FleetServerOptions o;
+    o.port = 0;
+    o.max_body_bytes = 1 << 20;
+    o.max_inflated_bytes = max_inflated;
+    if (!tokens.empty()) {
+      o.token_file = (dir_ / "tokens").string();
+      std::ofstream(o.token_file) << tokens;
+    }
+    server_ = std::make_unique<FleetServer>(o, store_.get());
+    ASSERT_TRUE(server_->Start().ok());
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+  }
+  void TearDown() override {
+    server_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  httplib::Result Upload(const std::string& query, const std::string& body, bool gzip = false,
+                         const std::string& token = "") {
+    httplib::Headers h;
+    if (!token.empty()) h.emplace("Authorization", "Bearer " + token);
+    return client_->Post("/api/v1/analyses" + query, h, gzip ? Gzip(body) : body,
+                         "application/json");
+  }
+  json Get(const std::string& path) {
+    auto r = client_->Get(path);
+    EXPECT_TRUE(r) << path;
+    if (!r) return json();
+    EXPECT_EQ(r->status, 200) << path << " " << r->body;
+    return json::parse(r->body, nullptr, false);
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<LedgerStore> store_;
+  std::unique_ptr<FleetServer> server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(AnalysisRoutesTest, UploadedReportIsListedAggregatedAndServedWhole) {
+  Start();
+  const std::string report = Fixture("nccl_sampled_rank-0.json");
+  ASSERT_FALSE(report.empty());
+  auto r = Upload("?job_id=J7&host=h1&reason=nightly", report, /*gzip=*/true);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 200) << r->body;
+  const int64_t id = json::parse(r->body)["id"].get<int64_t>();
+  auto r2 = Upload("?job_id=J8", Fixture("h100_bert_small.json"));
+  ASSERT_TRUE(r2);
+  ASSERT_EQ(r2->status, 200) << r2->body;
+
+  const json list = Get("/api/v1/analyses?job_id=J7");
+  ASSERT_EQ(list["analyses"].size(), 1u) << list.dump();
+  EXPECT_EQ(list["analyses"][0]["id"], id);
+  EXPECT_EQ(list["analyses"][0]["host"], "h1");
+  EXPECT_EQ(list["analyses"][0]["reason"], "nightly");
+  EXPECT_EQ(list["analyses"][0]["source"], "upload");
+  EXPECT_EQ(Get("/api/v1/analyses?limit=10")["analyses"].size(), 2u);
+
+  const json one = Get("/api/v1/analyses/" + std::to_string(id));
+  EXPECT_EQ(one["report"], json::parse(report));
+  EXPECT_EQ(one["insights"][0]["id"], "exposed_communication");
+
+  const json w = Get("/api/v1/workflows?since=1d");
+  EXPECT_EQ(w["analyses"], 2);
+  EXPECT_EQ(w["jobs"], 2);
+  EXPECT_GT(w["shares"]["compute"].get<double>(), 0);
+  bool low_util = false;
+  for (const json& i : w["insights"]) {
+    if (i["id"] == "low_gpu_utilization") low_util = i["jobs"] == 2;
+  }
+  EXPECT_TRUE(low_util) << w["insights"].dump(2);
+
+  auto missing = client_->Get("/api/v1/analyses/999");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+}
+
+TEST_F(AnalysisRoutesTest, BadUploadsAreClear400s) {
+  Start();
+  auto junk = Upload("?job_id=J", "{not json");
+  ASSERT_TRUE(junk);
+  EXPECT_EQ(junk->status, 400);
+  EXPECT_NE(ErrorOf(junk).find("not valid JSON"), std::string::npos) << junk->body;
+  auto schema = Upload("?job_id=J", R"({"schema":2,"ranks":[]})");
+  ASSERT_TRUE(schema);
+  EXPECT_EQ(schema->status, 400);
+  EXPECT_NE(ErrorOf(schema).find("schema 2"), std::string::npos) << schema->body;
+  auto no_ranks = Upload("?job_id=J", R"({"schema":1})");
+  ASSERT_TRUE(no_ranks);
+  EXPECT_EQ(no_ranks->status, 400);
+  EXPECT_NE(ErrorOf(no_ranks).find("ranks"), std::string::npos) << no_ranks->body;
+  auto no_job = Upload("", R"({"schema":1,"ranks":[]})");
+  ASSERT_TRUE(no_job);
+  EXPECT_EQ(no_job->status, 400);
+  EXPECT_NE(ErrorOf(no_job).find("job_id"), std::string::npos) << no_job->body;
+  auto corrupt = Upload("?job_id=J", std::string("\x1f\x8b garbage", 10));
+  ASSERT_TRUE(corrupt);
+  EXPECT_EQ(corrupt->status, 400);
+  EXPECT_TRUE(Get("/api/v1/analyses")["analyses"].empty());
+}
+
+TEST_F(AnalysisRoutesTest, ReportsAboveTheCapAre413EvenWhenGzipped) {
+  Start("", /*max_inflated=*/64 << 10);
+  const std::string report = Fixture("nccl_sampled_rank-0.json");  // ~60 KB: fits.
+  auto ok = Upload("?job_id=J", report, true);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  // 200 KB of JSON compresses to a few KB but inflates past the cap.
+  json big = json::parse(report);
+  big["padding"] = std::string(200 << 10, 'x');
+  auto gz = Upload("?job_id=J", big.dump(), true);
+  ASSERT_TRUE(gz);
+  EXPECT_EQ(gz->status, 413) << gz->body;
+  auto plain = Upload("?job_id=J", big.dump(), false);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->status, 413) << plain->body;
+  // Above the server's body limit (1 MiB) httplib itself refuses it.
+  auto huge = Upload("?job_id=J", std::string(2 << 20, ' '));
+  ASSERT_TRUE(huge);
+  EXPECT_EQ(huge->status, 413);
+}
+
+TEST_F(AnalysisRoutesTest, TokensAreRequiredWhenATokenFileIsSet) {
+  Start("h1 secret-1\n* admin\n");
+  const std::string report = Fixture("h100_bert_small.json");
+  auto none = Upload("?job_id=J&host=h1", report);
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 401);
+  auto other_host = Upload("?job_id=J&host=h2", report, false, "secret-1");
+  ASSERT_TRUE(other_host);
+  EXPECT_EQ(other_host->status, 403);
+  auto ok = Upload("?job_id=J&host=h1", report, false, "secret-1");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  auto any = Upload("?job_id=J", report, false, "admin");
+  ASSERT_TRUE(any);
+  EXPECT_EQ(any->status, 200) << any->body;
+  for (const char* path : {"/api/v1/analyses", "/api/v1/analyses/1", "/api/v1/workflows"}) {
+    auto r = client_->Get(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 401) << path;
+    auto authed = client_->Get(path, {{"Authorization", "Bearer admin"}});
+    ASSERT_TRUE(authed);
+    EXPECT_EQ(authed->status, 200) << path << " " << authed->body;
+  }
+}
+
+}  // namespace
+}  // namespace vigil

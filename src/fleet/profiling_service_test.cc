@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fleet/profiling_service.h"
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "base/file_util.h"
+#include "fleet/profiling_test_util.h"
+#include "rpc/rpc_server.h"
+
+namespace vigil {
+namespace {
+
+using fleet_test::kSec;
+using fleet_test::kT0;
+using nlohmann::json;
+
+constexpr int64_t kNow = kT0 + 10 * 60 * kSec;
+
+bool WaitFor(const std::function<bool()>& cond, int seconds = 60) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return cond();
+}
+
+std::string Fixture(const std::string& name) {
+  auto data = ReadSmallFile(std::string(VIGIL_TEST_DATA_DIR) + "/traces/" + name, 64 << 20);
+  EXPECT_TRUE(data.ok()) << name;
+  return data.ok() ? *data : "";
+}
+
+// A daemon's control RPC answering vigilTraceStart as vigild does, recording what it was sent.
+class FakeDaemon {
+ public:
+  explicit FakeDaemon(int triggered) : triggered_(triggered) {
+    dispatcher_.Register(
+        "vigilTraceStart",
+        [this](const json& req, const CallerInfo& caller) {
+          std::lock_guard lock(mu_);
+          requests_.push_back(req);
+          authenticated_ = caller.authenticated;
+          return json{
+              {"trace_id", "tr-fake-0001"}, {"triggered", triggered_}, {"matched", triggered_}};
+        },
+        RpcAccess::kControl);
+    RpcServerOptions o;
+    o.tcp_listen = "127.0.0.1:0";
+    o.token = "daemon-secret";
+    server_ = std::make_unique<RpcServer>(o, &dispatcher_);
+    EXPECT_TRUE(server_->Start().ok());
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(server_->tcp_port()); }
+  std::vector<json> requests() {
+    std::lock_guard lock(mu_);
+    return requests_;
+  }
+  bool authenticated() {
+    std::lock_guard lock(mu_);
+    return authenticated_;
+  }
+  void set_triggered(int n) {
+    std::lock_guard lock(mu_);
+    triggered_ = n;
+  }
+
+ private:
+  RpcDispatcher dispatcher_;
+  std::unique_ptr<RpcServer> server_;
+  std::mutex mu_;
+  std::vector<json> requests_;
+  bool authenticated_ = false;
+  int triggered_;
+};
+
+class ProfilingServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // "good" holds GPUs on node-a (a daemon that triggers two processes) and node-b (no daemon
+    // listening); "gone" stopped reporting long ago.
+    ledger_.Push({{"good", "node-a", "GPU-1", 0, {0.3}},
+                  {"good", "node-b", "GPU-2", 0, {0.3}},
+                  {"gone", "node-c", "GPU-3", 0, {0.3}}},
+                 10, {{"node-a", daemon_.address()}, {"node-b", "127.0.0.1:1"}});
+    ASSERT_TRUE(WriteFileAtomic(ledger_.dir() + "/daemon-tokens", "node-a daemon-secret\n").ok());
+  }
+
+  std::unique_ptr<ProfilingService> Service(ProfilingMode mode = ProfilingMode::kManual) {
+    ProfilingOptions o;
+    o.mode = mode;
+    o.daemon_token_file = ledger_.dir() + "/daemon-tokens";
+    o.clock = [this] { return now_.load(); };
+    o.rpc_deadline_ns = 2 * kSec;
+    o.host_recent_ns = 5 * 60 * kSec;
+    o.store_analysis = [this](const AnalysisUpload& u) -> StatusOr<int64_t> {
+      std::lock_guard lock(mu_);
+      stored_.push_back(u);
+      return 4000 + static_cast<int64_t>(stored_.size());
+    };
+    auto s = ProfilingService::Create(o, ledger_.store());
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  fleet_test::LedgerFixture ledger_;
+  FakeDaemon daemon_{2};
+  std::atomic<int64_t> now_{kNow};
+  std::mutex mu_;
+  std::vector<AnalysisUpload> stored_;
+};
+
+// One rank per request here: analysing several ranks is the end-to-end test's
+// (tests/fleet/fleet_profiling_test.cc).
+TEST_F(ProfilingServiceTest, StartsTracesCollectsUploadsAnalysesAndStoresTheReport) {
+  daemon_.set_triggered(1);
+  auto service = Service();
+  ASSERT_TRUE(service);
+  ProfilingRequestSpec spec{"good", 500, 0, "manual: slow steps", "manual"};
+  auto created = service->Create(spec);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const std::string id = created->request_id;
+  ASSERT_EQ(created->hosts.size(), 2u);
+
+  ASSERT_TRUE(WaitFor([&] { return service->Get(id)->state != "starting"; }));
+  auto r = *service->Get(id);
+  EXPECT_EQ(r.state, "collecting");
+  EXPECT_EQ(r.hosts[0].host, "node-a");
+  EXPECT_EQ(r.hosts[0].state, "tracing");
+  EXPECT_EQ(r.hosts[0].expected_files, 1);
+  EXPECT_EQ(r.hosts[0].trace_id, "tr-fake-0001");
+  EXPECT_EQ(r.hosts[1].host, "node-b");
+  EXPECT_EQ(r.hosts[1].state, "failed");  // Recorded; node-a proceeds.
+  EXPECT_FALSE(r.hosts[1].error.empty());
+  ASSERT_EQ(daemon_.requests().size(), 1u);
+  const json sent = daemon_.requests()[0];
+  EXPECT_EQ(sent["job_id"], "good");
+  EXPECT_EQ(sent["duration_ms"], 500);
+  EXPECT_EQ(sent["upload"]["request_id"], id);
+  EXPECT_GT(sent["profile_start_time"].get<int64_t>(), kNow / 1000000);
+  EXPECT_TRUE(daemon_.authenticated());  // The token from --daemon-token-file.
+
+  // Uploads: checked before anything is written.
+  const std::string rank0 = Fixture("nccl_sampled_rank-0.json.gz");
+  EXPECT_EQ(service->AcceptUpload("prof-nope", "node-a", 1, 0, "t", rank0).status().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(service->AcceptUpload(id, "node-c", 1, 0, "t", rank0).status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(service->AcceptUpload(id, "node-a", 1, 0, "t", "{}").status().code(),
+            StatusCode::kInvalidArgument);
+
+  auto f1 = service->AcceptUpload(id, "node-a", 101, 0, "tr-fake-0001", rank0);
+  ASSERT_TRUE(f1.ok()) << f1.status().ToString();
+  EXPECT_EQ(f1->path, r.trace_dir + "/node-a-101-rank0.json.gz");
+
+  ASSERT_TRUE(WaitFor([&] { return service->Get(id)->Terminal(); }));
+  r = *service->Get(id);
+  ASSERT_EQ(r.state, "analysed") << r.error;
+  EXPECT_EQ(r.analysis_id, 4001);
+  std::lock_guard lock(mu_);
+  ASSERT_EQ(stored_.size(), 1u);
+  EXPECT_EQ(stored_[0].job_id, "good");
+  EXPECT_EQ(stored_[0].source, "profiling");
+  EXPECT_EQ(stored_[0].host, "node-a");
+  EXPECT_EQ(stored_[0].reason, "manual: slow steps");
+  EXPECT_EQ(stored_[0].trace_path, r.trace_dir);
+  const json report = json::parse(stored_[0].report_json, nullptr, false);
+  ASSERT_TRUE(report.is_object());
+  EXPECT_EQ(report["ranks"].size(), 1u);
+}
+
+TEST_F(ProfilingServiceTest, HistorySurvivesARestartAndUnfinishedRequestsAreMarkedFailed) {
+  std::string analysed_id, open_id;
+  {
+    auto service = Service();
+    auto r = service->Create({"good", 0, 0, "", "manual"});
+    ASSERT_TRUE(r.ok());
+    open_id = r->request_id;
+    ASSERT_TRUE(WaitFor([&] { return service->Get(open_id)->state == "collecting"; }));
+  }
+  auto service = Service();
+  auto list = service->List("", 10);
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0].request_id, open_id);
+  EXPECT_EQ(list[0].state, "failed");
+  EXPECT_EQ(list[0].error, "vigil-fleet restarted while the request was collecting");
+  EXPECT_EQ(list[0].hosts.size(), 2u);
+  EXPECT_EQ(list[0].duration_ms, 2000);  // The default.
+  EXPECT_TRUE(service->EverProfiled("good"));
+  EXPECT_FALSE(service->EverProfiled("gone"));
+}
+
+TEST_F(ProfilingServiceTest, RefusesWhenOffOrTheJobHasNoRecentHost) {
+  auto off = Service(ProfilingMode::kOff);
+  EXPECT_EQ(off->Create({"good", 0, 0, "", "manual"}).status().code(),
+            StatusCode::kFailedPrecondition);
+  off.reset();
+  auto service = Service();
+  now_ = kNow + 60 * 60 * kSec;
+  EXPECT_EQ(service->Create({"good", 0, 0, "", "manual"}).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(service->Create({"never-seen", 0, 0, "", "manual"}).status().code(),
+            StatusCode::kNotFound);
+}
+
+TEST_F(ProfilingServiceTest, AnalysesWhatArrivedWhenTheDeadlinePasses) {
+  auto service = Service();
+  auto r = service->Create({"good", 500, 0, "", "manual"});
+  ASSERT_TRUE(r.ok());
+  const std::string id = r->request_id;
+  ASSERT_TRUE(WaitFor([&] { return service->Get(id)->state == "collecting"; }));
+  ASSERT_TRUE(
+      service->AcceptUpload(id, "node-a", 7, 0, "", Fixture("nccl_sampled_rank-0.json.gz")).ok());
+  EXPECT_EQ(service->Get(id)->state, "collecting");  // One of two.
+  now_ = service->Get(id)->deadline_ns + 1;
+  ASSERT_TRUE(WaitFor([&] { return service->Get(id)->Terminal(); }));
+  auto done = *service->Get(id);
+  EXPECT_EQ(done.state, "analysed");
+  EXPECT_EQ(done.error, "1 of 2 files arrived by the deadline; analysing those");
+  EXPECT_EQ(service->AcceptUpload(id, "node-a", 8, 1, "", Fixture("nccl_sampled_rank-0.json.gz"))
+                .status()
+                .code(),
+            StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace vigil

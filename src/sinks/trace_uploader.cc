@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sinks/trace_uploader.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <utility>
+
+#include <httplib.h>
+#include <zlib.h>
+
+#include "base/file_util.h"
+#include "base/logging.h"
+#include "base/strings.h"
+#include "base/time_util.h"
+
+namespace vigil {
+namespace {
+
+constexpr size_t kPeekBytes = 1 << 20;
+
+StatusOr<std::string> Gzip(std::string_view in) {
+  z_stream zs{};
+  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+      Z_OK) {
+    return InternalError("deflateInit2 failed");
+  }
+  std::string out(deflateBound(&zs, in.size()) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) return InternalError("deflate failed");
+  return out;
+}
+
+bool IsGzip(std::string_view data) {
+  return data.size() >= 2 && data[0] == '\x1f' && data[1] == '\x8b';
+}
+
+std::string Query(const TraceUploaderOptions& o, const TraceUpload& u, int32_t rank) {
+  auto enc = [](const std::string& v) { return httplib::detail::encode_query_param(v); };
+  std::string q = "?request_id=" + enc(u.request_id) + "&host=" + enc(o.host) +
+                  "&job_id=" + enc(u.job_id) + "&pid=" + std::to_string(u.pid) +
+                  "&trace_id=" + enc(u.trace_id);
+  if (rank >= 0) q += "&rank=" + std::to_string(rank);
+  return q;
+}
+
+}  // namespace
+
+int32_t TraceUploader::PeekRank(const std::string& head) {
+  const size_t info = head.find("\"distributedInfo\"");
+  if (info == std::string::npos) return -1;
+  const size_t key = head.find("\"rank\"", info);
+  if (key == std::string::npos || key - info > 4096) return -1;
+  size_t at = head.find(':', key);
+  if (at == std::string::npos) return -1;
+  ++at;
+  while (at < head.size() && (head[at] == ' ' || head[at] == '\t' || head[at] == '\n')) ++at;
+  size_t end = at;
+  while (end < head.size() && head[end] >= '0' && head[end] <= '9') ++end;
+  const std::optional<int64_t> rank = ParseInt64(std::string_view(head).substr(at, end - at));
+  return rank && *rank >= 0 && *rank < (1 << 30) ? static_cast<int32_t>(*rank) : -1;
+}
+
+StatusOr<std::unique_ptr<TraceUploader>> TraceUploader::Create(TraceUploaderOptions options) {
+  if (options.host.empty()) {
+    return InvalidArgumentError("trace upload: empty host name");
+  }
+  const size_t scheme = options.url.find("://");
+  const std::string name = scheme == std::string::npos ? "" : options.url.substr(0, scheme);
+  if ((name != "http" && name != "https") || options.url.size() == scheme + 3) {
+    return InvalidArgumentError("trace upload: fleet URL must be http[s]://HOST:PORT[/path], got " +
+                                options.url);
+  }
+  return std::unique_ptr<TraceUploader>(new TraceUploader(std::move(options)));
+}
+
+TraceUploader::TraceUploader(TraceUploaderOptions options) : options_(std::move(options)) {
+  const size_t scheme = options_.url.find("://");
+  const size_t slash = options_.url.find('/', scheme + 3);
+  base_url_ = options_.url.substr(0, slash);
+  // --fleet-url may name the ingest path (…/api/v1/ingest); traces go beside it.
+  std::string prefix = slash == std::string::npos ? "" : options_.url.substr(slash);
+  if (const size_t api = prefix.find("/api/v1"); api != std::string::npos) {
+    prefix.resize(api);
+  }
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  path_ = prefix + "/api/v1/traces";
+  thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
+}
+
+TraceUploader::~TraceUploader() { Stop(); }
+
+bool TraceUploader::Enqueue(TraceUpload upload) {
+  Item item;
+  item.state.upload = std::move(upload);
+  item.state.queued_unix_ns = UnixNanos();
+  item.deadline_mono = MonotonicNanos() + options_.deadline_ns;
+  item.backoff = std::make_unique<Backoff>(options_.backoff);
+  {
+    std::lock_guard lock(mu_);
+    if (stopped_ || queue_.size() >= options_.max_queue) {
+      FinishLocked(std::move(item), "failed", stopped_ ? "daemon stopping" : "upload queue full");
+      return false;
+    }
+    VIGIL_LOG_INFO("trace upload queued: request_id={} trace_id={} pid={} path={}",
+                   SanitizeForLog(item.state.upload.request_id), item.state.upload.trace_id,
+                   item.state.upload.pid, item.state.upload.path);
+    queue_.push_back(std::move(item));
+  }
+  cv_.notify_all();
+  return true;
+}
+
+void TraceUploader::FinishLocked(Item item, const std::string& state, const std::string& error) {
+  item.state.state = state;
+  item.state.error = error;
+  item.state.finished_unix_ns = UnixNanos();
+  if (state == "uploaded") {
+    ++uploaded_;
+    bytes_sent_ += item.state.bytes;
+  } else {
+    ++failed_;
+    VIGIL_LOG_WARN("trace upload failed: request_id={} trace_id={} pid={} err={}",
+                   SanitizeForLog(item.state.upload.request_id), item.state.upload.trace_id,
+                   item.state.upload.pid, error);
+  }
+  recent_.push_back(std::move(item.state));
+  while (recent_.size() > options_.keep_recent) recent_.pop_front();
+}
+
+TraceUploader::Outcome TraceUploader::SendOne(Item* item, std::string* error) {
+  TraceUploadState& st = item->state;
+  StatusOr<std::string> data = ReadSmallFile(st.upload.path, options_.max_file_bytes);
+  if (!data.ok()) {
+    *error = data.status().message();
+    // Too large (DataLoss) or gone (NotFound) will not change with a retry.
+    const StatusCode code = data.status().code();
+    return code == StatusCode::kDataLoss || code == StatusCode::kNotFound ? Outcome::kRefused
+                                                                          : Outcome::kRetry;
+  }
+  int32_t rank = st.upload.rank;
+  std::string body;
+  if (IsGzip(*data)) {
+    body = std::move(*data);
+  } else {
+    if (rank < 0) rank = PeekRank(data->substr(0, kPeekBytes));
+    StatusOr<std::string> gz = Gzip(*data);
+    if (!gz.ok()) {
+      *error = gz.status().message();
+      return Outcome::kRefused;
+    }
+    body = std::move(*gz);
+  }
+  if (body.size() > options_.max_upload_bytes) {
+    *error = "compressed trace of " + std::to_string(body.size()) + " bytes is over the cap of " +
+             std::to_string(options_.max_upload_bytes);
+    return Outcome::kRefused;
+  }
+  st.bytes = body.size();
+  httplib::Client client(base_url_);
+  if (!options_.ca_file.empty()) client.set_ca_cert_path(options_.ca_file.c_str());
+  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::nanoseconds(options_.request_timeout_ns));
+  client.set_connection_timeout(std::min(timeout, std::chrono::microseconds(10'000'000)));
+  client.set_read_timeout(timeout);
+  client.set_write_timeout(timeout);
+  httplib::Headers headers;
+  if (!options_.token.empty()) headers.emplace("Authorization", "Bearer " + options_.token);
+  httplib::Result res =
+      client.Post(path_ + Query(options_, st.upload, rank), headers, body, "application/gzip");
+  if (!res) {
+    *error = base_url_ + ": " + httplib::to_string(res.error());
+    return Outcome::kRetry;
+  }
+  if (res->status >= 200 && res->status < 300) return Outcome::kDone;
+  *error = path_ + ": HTTP " + std::to_string(res->status) + " " + SanitizeForLog(res->body);
+  const int s = res->status;
+  return s == 400 || s == 401 || s == 403 || s == 404 || s == 409 || s == 413 ? Outcome::kRefused
+                                                                              : Outcome::kRetry;
+}
+
+void TraceUploader::Loop(std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    Item item;
+    {
+      std::unique_lock lock(mu_);
+      auto due = [&] {
+        if (queue_.empty()) return false;
+        const int64_t now = MonotonicNanos();
+        return std::any_of(queue_.begin(), queue_.end(),
+                           [now](const Item& i) { return i.next_try_mono <= now; });
+      };
+      cv_.wait_for(lock, stop, std::chrono::milliseconds(100), due);
+      if (stop.stop_requested()) return;
+      const int64_t now = MonotonicNanos();
+      auto it = std::find_if(queue_.begin(), queue_.end(),
+                             [now](const Item& i) { return i.next_try_mono <= now; });
+      if (it == queue_.end()) continue;
+      item = std::move(*it);
+      queue_.erase(it);
+      item.state.state = "sending";
+      sending_ = true;
+    }
+    ++item.state.attempts;
+    std::string error;
+    const Outcome outcome = SendOne(&item, &error);
+    std::lock_guard lock(mu_);
+    sending_ = false;
+    if (outcome == Outcome::kDone) {
+      VIGIL_LOG_INFO("trace uploaded: request_id={} trace_id={} pid={} bytes={}",
+                     SanitizeForLog(item.state.upload.request_id), item.state.upload.trace_id,
+                     item.state.upload.pid, item.state.bytes);
+      FinishLocked(std::move(item), "uploaded", "");
+    } else if (outcome == Outcome::kRefused) {
+      FinishLocked(std::move(item), "failed", error);
+    } else {
+      const int64_t delay = item.backoff->NextDelayNs();
+      if (MonotonicNanos() + delay > item.deadline_mono) {
+        FinishLocked(std::move(item), "failed", "deadline passed; last error: " + error);
+      } else {
+        VIGIL_LOG_EVERY_N_SEC(WARN, 30, "trace upload: retrying: err={} backoff={}", error,
+                              FormatDuration(delay));
+        item.state.state = "queued";
+        item.state.error = error;
+        item.next_try_mono = MonotonicNanos() + delay;
+        queue_.push_back(std::move(item));
+      }
+    }
+    cv_.notify_all();
+  }
+}
+
+void TraceUploader::WaitIdle(int64_t timeout_ns) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, std::chrono::nanoseconds(timeout_ns),
+               [this] { return queue_.empty() && !sending_; });
+}
+
+void TraceUploader::Stop() {
+  if (!thread_.joinable()) return;
+  thread_.request_stop();
+  cv_.notify_all();
+  thread_.join();
+  std::lock_guard lock(mu_);
+  stopped_ = true;
+  while (!queue_.empty()) {
+    Item item = std::move(queue_.front());
+    queue_.pop_front();
+    FinishLocked(std::move(item), "failed", "daemon stopped before the upload finished");
+  }
+}
+
+nlohmann::json TraceUploader::StatusJson() const {
+  std::lock_guard lock(mu_);
+  auto to_json = [](const TraceUploadState& s) {
+    nlohmann::json j{{"request_id", s.upload.request_id},
+                     {"trace_id", s.upload.trace_id},
+                     {"job_id", s.upload.job_id},
+                     {"pid", s.upload.pid},
+                     {"path", s.upload.path},
+                     {"state", s.state},
+                     {"attempts", s.attempts},
+                     {"bytes", s.bytes},
+                     {"queued", FormatTimestamp(s.queued_unix_ns)}};
+    if (!s.error.empty()) j["error"] = s.error;
+    if (s.finished_unix_ns > 0) j["finished"] = FormatTimestamp(s.finished_unix_ns);
+    return j;
+  };
+  nlohmann::json recent = nlohmann::json::array();
+  for (const Item& i : queue_) recent.push_back(to_json(i.state));
+  for (auto it = recent_.rbegin(); it != recent_.rend(); ++it) recent.push_back(to_json(*it));
+  return nlohmann::json{{"url", base_url_ + path_},  {"queued", queue_.size() + (sending_ ? 1 : 0)},
+                        {"uploaded", uploaded_},     {"failed", failed_},
+                        {"bytes_sent", bytes_sent_}, {"recent", std::move(recent)}};
+}
+
+}  // namespace vigil

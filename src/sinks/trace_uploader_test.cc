@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sinks/trace_uploader.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <zlib.h>
+
+#include "base/file_util.h"
+
+namespace vigil {
+namespace {
+
+bool WaitFor(const std::function<bool()>& cond, int seconds = 20) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return cond();
+}
+
+std::string Gunzip(const std::string& in) {
+  z_stream zs{};
+  inflateInit2(&zs, 15 + 32);
+  std::string out;
+  char buf[4096];
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    zs.next_out = reinterpret_cast<Bytef*>(buf);
+    zs.avail_out = sizeof(buf);
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(buf, sizeof(buf) - zs.avail_out);
+  }
+  inflateEnd(&zs);
+  return rc == Z_STREAM_END ? out : "<bad gzip>";
+}
+
+struct Received {
+  std::string target, auth, body;
+  std::map<std::string, std::string> params;
+};
+
+// A stand-in for vigil-fleet's trace endpoint: answers `statuses` in turn (then 200).
+class Receiver {
+ public:
+  explicit Receiver(std::vector<int> statuses = {}) : statuses_(std::move(statuses)) {
+    server_.Post("/api/v1/traces", [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard lock(mu_);
+      Received r{req.target, req.get_header_value("Authorization"), req.body, {}};
+      for (const auto& [k, v] : req.params) r.params[k] = v;
+      got_.push_back(std::move(r));
+      res.status = calls_ < statuses_.size() ? statuses_[calls_] : 200;
+      ++calls_;
+      res.set_content("{}", "application/json");
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    WaitFor([this] { return server_.is_running(); });
+  }
+  ~Receiver() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/api/v1/ingest"; }
+  std::vector<Received> got() {
+    std::lock_guard lock(mu_);
+    return got_;
+  }
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mu_;
+  std::vector<int> statuses_;
+  size_t calls_ = 0;
+  std::vector<Received> got_;
+};
+
+class TraceUploaderTest : public ::testing::Test {
+ protected:
+  TraceUploaderTest() {
+    char tmpl[] = "/tmp/vigil-upload-XXXXXX";
+    dir_ = mkdtemp(tmpl);
+  }
+  ~TraceUploaderTest() override { std::filesystem::remove_all(dir_); }
+
+  TraceUploaderOptions Options(const Receiver& r) {
+    TraceUploaderOptions o;
+    o.url = r.url();
+    o.host = "node07";
+    o.token = "tok-7";
+    o.backoff = {1'000'000, 5'000'000, 2.0, 0};
+    return o;
+  }
+  std::string WriteTrace(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    EXPECT_TRUE(WriteFileAtomic(path, text).ok());
+    return path;
+  }
+
+  std::string dir_;
+};
+
+constexpr char kTrace[] =
+    R"({"schemaVersion":1,"distributedInfo":{"backend":"nccl","rank": 3,"world_size":8},)"
+    R"("traceEvents":[]})";
+
+TEST_F(TraceUploaderTest, PostsTheGzippedFileWithItsIdentityAndTheHostToken) {
+  Receiver receiver;
+  auto uploader = TraceUploader::Create(Options(receiver));
+  ASSERT_TRUE(uploader.ok()) << uploader.status().ToString();
+  TraceUpload u{"prof-1", "tr-1", "4242", WriteTrace("t_321.json", kTrace), 321, -1};
+  ASSERT_TRUE((*uploader)->Enqueue(u));
+  ASSERT_TRUE(WaitFor([&] { return receiver.got().size() == 1; }));
+  Received r = receiver.got()[0];
+  EXPECT_EQ(r.auth, "Bearer tok-7");
+  EXPECT_EQ(Gunzip(r.body), kTrace);
+  EXPECT_EQ(r.params["request_id"], "prof-1");
+  EXPECT_EQ(r.params["host"], "node07");
+  EXPECT_EQ(r.params["job_id"], "4242");
+  EXPECT_EQ(r.params["pid"], "321");
+  EXPECT_EQ(r.params["rank"], "3");
+  EXPECT_EQ(r.params["trace_id"], "tr-1");
+  ASSERT_TRUE(WaitFor([&] { return (*uploader)->StatusJson()["uploaded"] == 1; }));
+  EXPECT_EQ((*uploader)->StatusJson()["recent"][0]["state"], "uploaded");
+}
+
+TEST_F(TraceUploaderTest, RetriesAServiceErrorAndGivesUpOnARefusal) {
+  Receiver receiver({503, 503, 200, 404});
+  auto uploader = TraceUploader::Create(Options(receiver));
+  ASSERT_TRUE(uploader.ok());
+  ASSERT_TRUE((*uploader)->Enqueue({"prof-2", "tr-2", "9", WriteTrace("a.json", "{}"), 1, 0}));
+  ASSERT_TRUE(WaitFor([&] { return (*uploader)->StatusJson()["uploaded"] == 1; }));
+  EXPECT_EQ(receiver.got().size(), 3u);
+  EXPECT_EQ(receiver.got()[2].params["rank"], "0");
+
+  ASSERT_TRUE((*uploader)->Enqueue({"unknown", "tr-3", "9", WriteTrace("b.json", "{}"), 2, -1}));
+  ASSERT_TRUE(WaitFor([&] { return (*uploader)->StatusJson()["failed"] == 1; }));
+  EXPECT_EQ(receiver.got().size(), 4u);  // A 404 is not retried.
+  const auto status = (*uploader)->StatusJson();
+  EXPECT_NE(status["recent"][0]["error"].get<std::string>().find("404"), std::string::npos)
+      << status.dump();
+}
+
+TEST_F(TraceUploaderTest, RefusesAFileOverTheCapWithoutSendingIt) {
+  Receiver receiver;
+  TraceUploaderOptions o = Options(receiver);
+  o.max_file_bytes = 16;
+  auto uploader = TraceUploader::Create(o);
+  ASSERT_TRUE(uploader.ok());
+  ASSERT_TRUE((*uploader)->Enqueue({"p", "t", "j", WriteTrace("big.json", kTrace), 5, -1}));
+  ASSERT_TRUE(WaitFor([&] { return (*uploader)->StatusJson()["failed"] == 1; }));
+  EXPECT_TRUE(receiver.got().empty());
+}
+
+TEST_F(TraceUploaderTest, GivesUpWhenTheDeadlinePassesWhileTheServiceIsDown) {
+  Receiver receiver(std::vector<int>(1000, 503));
+  TraceUploaderOptions o = Options(receiver);
+  o.deadline_ns = 50'000'000;
+  auto uploader = TraceUploader::Create(o);
+  ASSERT_TRUE(uploader.ok());
+  ASSERT_TRUE((*uploader)->Enqueue({"p", "t", "j", WriteTrace("c.json", "{}"), 5, -1}));
+  ASSERT_TRUE(WaitFor([&] { return (*uploader)->StatusJson()["failed"] == 1; }));
+  EXPECT_NE((*uploader)->StatusJson()["recent"][0]["error"].get<std::string>().find("deadline"),
+            std::string::npos);
+}
+
+TEST(TraceUploaderStaticTest, RejectsABadUrlAndFindsTheRank) {
+  TraceUploaderOptions o;
+  o.url = "ftp://x";
+  o.host = "h";
+  EXPECT_FALSE(TraceUploader::Create(o).ok());
+  EXPECT_EQ(TraceUploader::PeekRank(kTrace), 3);
+  EXPECT_EQ(TraceUploader::PeekRank(R"({"traceEvents":[]})"), -1);
+  EXPECT_EQ(TraceUploader::PeekRank(R"({"distributedInfo":{"rank":"x"}})"), -1);
+}
+
+}  // namespace
+}  // namespace vigil
