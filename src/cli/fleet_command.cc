@@ -110,16 +110,19 @@ StatusOr<int64_t> WindowTime(const std::string& text, const char* flag, int64_t 
 }
 
 // The report computed with PromQL against Prometheus or VictoriaMetrics at o.prometheus
-// (http://HOST:PORT[/PATH-PREFIX]).
+// (http[s]://HOST:PORT[/PATH-PREFIX]; https trusts the system's CAs or SSL_CERT_FILE).
 int RunPromqlReportCommand(CliContext& ctx, const ReportOptions& o, nlohmann::json* reply) {
   const std::string& url = o.prometheus;
-  if (url.rfind("http://", 0) != 0) {
+  const size_t scheme_end = url.rfind("https://", 0) == 0  ? 8
+                            : url.rfind("http://", 0) == 0 ? 7
+                                                           : 0;
+  if (scheme_end == 0) {
     std::fprintf(stderr,
-                 "vigil: fleet report: --prometheus must be http://HOST:PORT[/PREFIX], got %s\n",
+                 "vigil: fleet report: --prometheus must be http[s]://HOST:PORT[/PREFIX], got %s\n",
                  url.c_str());
     return kExitUsage;
   }
-  const size_t slash = url.find('/', 7);
+  const size_t slash = url.find('/', scheme_end);
   const std::string base = url.substr(0, slash);
   std::string prefix = slash == std::string::npos ? "" : url.substr(slash);
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();

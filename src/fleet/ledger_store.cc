@@ -335,21 +335,47 @@ Status LedgerStore::UpdateInventory(const IngestBatch& batch, int64_t received_n
 
 Status LedgerStore::ApplyRetention(int64_t now_ns) {
   std::lock_guard<std::mutex> lock(write_mu_);
-  const int64_t minute_cut = (now_ns - options_.retention_ns) / 1000000000;
-  const int64_t hour_cut = (now_ns - options_.rollup_retention_ns) / 1000000000;
-  const int64_t batch_cut = now_ns - options_.batch_window_ns;
+  const int64_t minute_cut_ns = now_ns - options_.retention_ns;
+  const int64_t rollup_cut_ns = now_ns - options_.rollup_retention_ns;
+  const std::string minute_cut = std::to_string(minute_cut_ns / 1000000000);
+  const std::string hour_cut = std::to_string(rollup_cut_ns / 1000000000);
+  const std::string batch_cut = std::to_string(now_ns - options_.batch_window_ns);
+  // Profiling requests and their trace files go with the minute rows (the files are large);
+  // analyses are small summaries and live as long as the hourly rollups they are read with.
+  std::vector<std::string> trace_dirs;
+  {
+    VIGIL_ASSIGN_OR_RETURN(Stmt st,
+                           writer_->Prepare("SELECT trace_dir FROM profiling_requests WHERE "
+                                            "created_ns < ?1 AND trace_dir != ''"));
+    st.Bind(1, minute_cut_ns);
+    while (true) {
+      VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
+      if (!row) break;
+      trace_dirs.emplace_back(st.Text(0));
+    }
+  }
   const std::string sql =
       "BEGIN IMMEDIATE;"
       "DELETE FROM ledger_minute WHERE minute_s < " +
-      std::to_string(minute_cut) + ";" + "DELETE FROM job_minute_metrics WHERE minute_s < " +
-      std::to_string(minute_cut) + ";" + "DELETE FROM job_hour WHERE hour_s < " +
-      std::to_string(hour_cut) + ";" + "DELETE FROM host_hour WHERE hour_s < " +
-      std::to_string(hour_cut) + ";" + "DELETE FROM batches WHERE received_ns < " +
-      std::to_string(batch_cut) + ";" + "COMMIT;";
+      minute_cut + ";" + "DELETE FROM job_minute_metrics WHERE minute_s < " + minute_cut + ";" +
+      "DELETE FROM job_hour WHERE hour_s < " + hour_cut + ";" +
+      "DELETE FROM host_hour WHERE hour_s < " + hour_cut + ";" +
+      "DELETE FROM batches WHERE received_ns < " + batch_cut + ";" +
+      "DELETE FROM profiling_requests WHERE created_ns < " + std::to_string(minute_cut_ns) + ";" +
+      "DELETE FROM profiling_decisions WHERE time_ns < " + std::to_string(minute_cut_ns) + ";" +
+      "DELETE FROM analysis_insights WHERE analysis_id IN (SELECT analysis_id FROM analyses "
+      "WHERE received_ns < " +
+      std::to_string(rollup_cut_ns) + ");" + "DELETE FROM analyses WHERE received_ns < " +
+      std::to_string(rollup_cut_ns) + ";" + "COMMIT;";
   Status status = writer_->Exec(sql);
   if (!status.ok()) {
     writer_->Exec("ROLLBACK").IgnoreError();
     return status.WithContext("ledger retention");
+  }
+  for (const std::string& dir : trace_dirs) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    if (ec) VIGIL_LOG_WARN("retention: cannot remove {}: err={}", dir, ec.message());
   }
   return OkStatus();
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -244,6 +245,63 @@ TEST_F(LedgerStoreTest, JobApisShowMeanMfuFlopsAndStepTimeFromClientReports) {
   job = store_->Read<json>([&](Db& db) { return QueryJob(db, "B", 1.0); });
   ASSERT_TRUE(job.ok());
   EXPECT_TRUE((*job)["mfu_ratio"].is_null());
+}
+
+}  // namespace
+}  // namespace vigil
+
+namespace vigil {
+namespace {
+
+int64_t Count(LedgerStore& store, const std::string& table) {
+  auto n = store.Read<int64_t>([&](Db& db) -> StatusOr<int64_t> {
+    VIGIL_ASSIGN_OR_RETURN(Stmt st, db.Prepare("SELECT count(*) FROM " + table));
+    VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
+    return row ? st.Int(0) : -1;
+  });
+  return n.ok() ? *n : -1;
+}
+
+TEST_F(LedgerStoreTest, RetentionDropsOldProfilingRequestsWithTheirFilesAndOldAnalyses) {
+  const std::string trace_dir = (dir_ / "var" / "traces" / "req-1").string();
+  std::filesystem::create_directories(trace_dir);
+  { std::ofstream(trace_dir + "/h1-42.json.gz") << "x"; }
+  const int64_t now = UnixNanos();
+  auto wrote = store_->Write<bool>([&](Db& db) -> StatusOr<bool> {
+    VIGIL_RETURN_IF_ERROR(
+        db.Exec("INSERT INTO profiling_requests (request_id, job_id, reason, trigger, duration_ms,"
+                " iterations, state, created_ns, updated_ns, deadline_ns, trace_dir) VALUES"
+                " ('req-1', 'A', 'r', 'manual', 500, 0, 'analysed', " +
+                std::to_string(now) + ", 0, 0, '" + trace_dir +
+                "');"
+                "INSERT INTO profiling_decisions (time_ns, job_id, decision, reason) VALUES (" +
+                std::to_string(now) +
+                ", 'A', 'fired', 'low');"
+                "INSERT INTO analyses (job_id, received_ns, source, report_bytes, report_gz) VALUES"
+                " ('A', " +
+                std::to_string(now) +
+                ", 'upload', 1, x'00');"
+                "INSERT INTO analysis_insights (analysis_id, seq, insight, severity) VALUES"
+                " (last_insert_rowid(), 0, 'launch_bound', 'warning');"));
+    return true;
+  });
+  ASSERT_TRUE(wrote.ok()) << wrote.status().ToString();
+
+  ASSERT_TRUE(store_->ApplyRetention(now + 10LL * 86400 * kSec).ok());
+  EXPECT_EQ(Count(*store_, "profiling_requests"), 1);
+  EXPECT_TRUE(std::filesystem::exists(trace_dir));
+
+  // Past the minute retention: requests, decisions and their trace files go.
+  ASSERT_TRUE(store_->ApplyRetention(now + 200LL * 86400 * kSec).ok());
+  EXPECT_EQ(Count(*store_, "profiling_requests"), 0);
+  EXPECT_EQ(Count(*store_, "profiling_decisions"), 0);
+  EXPECT_FALSE(std::filesystem::exists(trace_dir));
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "var" / "traces"));
+  EXPECT_EQ(Count(*store_, "analyses"), 1);  // Analyses live as long as the hourly rollups.
+
+  ASSERT_TRUE(store_->ApplyRetention(now + 500LL * 86400 * kSec).ok());
+  EXPECT_EQ(Count(*store_, "analyses"), 0);
+  EXPECT_EQ(Count(*store_, "analysis_insights"), 0);
 }
 
 }  // namespace

@@ -13,9 +13,9 @@
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "fleet/analysis_runner.h"
 #include "fleet/fleet_server.h"
 #include "rpc/rpc_client.h"
-#include "trace/analyze_main.h"
 
 namespace vigil {
 namespace {
@@ -403,27 +403,18 @@ void ProfilingService::Analyse(const std::string& request_id) {
     std::lock_guard lock(mu_);
     r = requests_[request_id];
   }
-  trace::AnalyzeOptions a;
-  a.input = r.trace_dir;
-  a.json_path = JoinPath(options_.trace_dir, r.request_id + ".report.json");
-  a.quiet = true;
-  a.threads = options_.analysis_threads;
-  a.progress = 0;
-  FILE* out = fopen("/dev/null", "w");
-  FILE* err = tmpfile();
-  const int code = out && err ? trace::RunAnalyze(a, out, err) : 1;
-  std::string error;
-  if (err) {
-    rewind(err);
-    char buf[1024];
-    const size_t n = fread(buf, 1, sizeof(buf) - 1, err);
-    error = std::string(Trim(std::string_view(buf, n)));
-  }
-  if (out) fclose(out);
-  if (err) fclose(err);
+  // In a child process: a trace that crashes or hangs the analyser fails this request only.
+  AnalysisRun run;
+  run.vigil_binary = options_.vigil_binary;
+  run.input = r.trace_dir;
+  run.json_path = JoinPath(options_.trace_dir, r.request_id + ".report.json");
+  run.threads = options_.analysis_threads;
+  run.timeout_ns = options_.analysis_timeout_ns;
+  const Status ran = RunAnalysisChild(run);
+  std::string error = ran.ok() ? "" : ran.ToString();
   int64_t analysis_id = 0;
-  if (code == 0) {
-    StatusOr<std::string> report = ReadSmallFile(a.json_path, 256 << 20);
+  if (ran.ok()) {
+    StatusOr<std::string> report = ReadSmallFile(run.json_path, 256 << 20);
     if (!report.ok()) {
       error = report.status().ToString();
     } else if (!options_.store_analysis) {
@@ -444,8 +435,6 @@ void ProfilingService::Analyse(const std::string& request_id) {
         error = "storing the analysis failed: " + id.status().ToString();
       }
     }
-  } else if (error.empty()) {
-    error = "vigil analyze failed with code " + std::to_string(code);
   }
   std::lock_guard lock(mu_);
   ProfilingRequest& live = requests_[request_id];

@@ -55,6 +55,8 @@ struct ProfilingOptions {
   size_t max_files = 4096;           // Per request.
   size_t max_queued_analyses = 16;
   int analysis_threads = 2;
+  std::string vigil_binary;  // Runs the analyses ("" = the vigil beside vigil-fleet).
+  int64_t analysis_timeout_ns = 600LL * 1000000000;
   int64_t check_every_ns = 500000000;  // How often deadlines are looked at.
   StoreAnalysisFn store_analysis;      // Required for results to be kept.
   std::function<int64_t()> clock;      // Unix ns; defaults to UnixNanos.

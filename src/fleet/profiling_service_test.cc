@@ -98,6 +98,7 @@ class ProfilingServiceTest : public ::testing::Test {
     o.daemon_token_file = ledger_.dir() + "/daemon-tokens";
     o.clock = [this] { return now_.load(); };
     o.rpc_deadline_ns = 2 * kSec;
+    o.vigil_binary = std::string(VIGIL_BIN_DIR) + "/vigil";  // Analyses run as a child.
     o.host_recent_ns = 5 * 60 * kSec;
     o.store_analysis = [this](const AnalysisUpload& u) -> StatusOr<int64_t> {
       std::lock_guard lock(mu_);
