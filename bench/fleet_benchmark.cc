@@ -14,8 +14,8 @@
 
 #include <benchmark/benchmark.h>
 #include <httplib.h>
-#include <zlib.h>
 
+#include "base/gzip.h"
 #include "base/strings.h"
 #include "base/time_util.h"
 #include "fleet/fleet_server.h"
@@ -154,17 +154,7 @@ std::string Payload(const IngestBatch& b) {
     out += ",\"time_ns\":" + std::to_string(s.time_ns) + "}";
   }
   out += "]}";
-  z_stream zs{};
-  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string gz(deflateBound(&zs, out.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_in = static_cast<uInt>(out.size());
-  zs.next_out = reinterpret_cast<Bytef*>(gz.data());
-  zs.avail_out = static_cast<uInt>(gz.size());
-  deflate(&zs, Z_FINISH);
-  gz.resize(zs.total_out);
-  deflateEnd(&zs);
-  return gz;
+  return Gzip(out);
 }
 
 // What the HTTP handler does before the ledger: gunzip and parse one daemon's tick.

@@ -23,8 +23,8 @@
 
 #include <CLI/CLI.hpp>
 #include <httplib.h>
-#include <zlib.h>
 
+#include "base/gzip.h"
 #include "base/time_util.h"
 #include "fleet/sqlite_db.h"
 #include "fleet_sim.h"
@@ -39,20 +39,6 @@ struct Payload {
   size_t samples = 0;
   int host = 0;
 };
-
-std::string Gzip(std::string_view in) {
-  z_stream zs{};
-  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, in.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
 
 std::string RemoteWriteBody(const std::string& host, const std::vector<Sample>& samples) {
   std::vector<RwTimeSeries> series;

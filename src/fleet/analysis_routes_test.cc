@@ -10,28 +10,14 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
-#include <zlib.h>
 
+#include "base/gzip.h"
 #include "fleet/fleet_server.h"
 
 namespace vigil {
 namespace {
 
 using nlohmann::json;
-
-std::string Gzip(const std::string& in) {
-  z_stream zs{};
-  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, in.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
 
 std::string Fixture(const std::string& name) {
   std::ifstream in(std::string(VIGIL_TEST_DATA_DIR) + "/analyses/" + name);

@@ -5,8 +5,7 @@
 #include <cmath>
 #include <functional>
 
-#include <zlib.h>
-
+#include "base/gzip.h"
 #include "base/time_util.h"
 #include "fleet/ingest_batch.h"
 
@@ -19,24 +18,6 @@ constexpr const char* kColumns =
     "a.analysis_id, a.job_id, a.host, a.received_ns, a.trace_start_ns, a.trace_end_ns, a.source,"
     " a.reason, a.trace_path, a.ranks, a.steps, a.span_s, a.compute_s, a.comm_s, a.memory_s,"
     " a.idle_s, a.other_s, a.report_bytes";
-
-StatusOr<std::string> Gzip(std::string_view in) {
-  z_stream zs{};
-  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-      Z_OK) {
-    return InternalError("gzip: deflateInit2 failed");
-  }
-  std::string out(deflateBound(&zs, static_cast<uLong>(in.size())) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) return InternalError("gzip: deflate failed");
-  return out;
-}
 
 double Num(const json& obj, const char* key) {
   if (!obj.is_object()) return 0;
@@ -213,7 +194,7 @@ StatusOr<int64_t> StoreAnalysis(LedgerStore& store, const AnalysisUpload& upload
   const json report = json::parse(upload.report_json, nullptr, false);
   if (report.is_discarded()) return InvalidArgumentError("report: not valid JSON");
   VIGIL_ASSIGN_OR_RETURN(AnalysisSummary s, SummariseAnalysisReport(report));
-  VIGIL_ASSIGN_OR_RETURN(std::string gz, Gzip(upload.report_json));
+  std::string gz = Gzip(upload.report_json);
   double max_gain = 0;
   for (const AnalysisInsightRow& i : s.insights)
     max_gain = std::max(max_gain, i.estimated_gain_pct);

@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <nlohmann/json.hpp>
-#include <zlib.h>
 
+#include "base/gzip.h"
 #include "base/time_util.h"
 #include "fleet/fleet_test_util.h"
 
@@ -19,20 +19,6 @@ namespace {
 
 using fleet_test::kSec;
 using nlohmann::json;
-
-std::string Gzip(const std::string& in) {
-  z_stream zs{};
-  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, in.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
 
 std::string BatchJson(const std::string& host, const std::string& id, int64_t t0, int ticks) {
   json samples = json::array();

@@ -6,44 +6,8 @@
 #include <string>
 
 #include <simdjson.h>
-#include <zlib.h>
 
 namespace vigil {
-
-StatusOr<std::string> Gunzip(std::string_view body, size_t max_bytes) {
-  z_stream zs{};
-  // 15 + 32: accept both gzip and zlib headers.
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) {
-    return InternalError("gunzip: inflateInit2 failed");
-  }
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
-  zs.avail_in = static_cast<uInt>(body.size());
-  std::string out;
-  char buf[64 << 10];
-  int rc = Z_OK;
-  while (rc != Z_STREAM_END) {
-    zs.next_out = reinterpret_cast<Bytef*>(buf);
-    zs.avail_out = sizeof(buf);
-    rc = inflate(&zs, Z_NO_FLUSH);
-    if (rc != Z_OK && rc != Z_STREAM_END) {
-      inflateEnd(&zs);
-      return InvalidArgumentError("gunzip: corrupt or truncated body (zlib error " +
-                                  std::to_string(rc) + ")");
-    }
-    out.append(buf, sizeof(buf) - zs.avail_out);
-    if (out.size() > max_bytes) {
-      inflateEnd(&zs);
-      return ResourceExhaustedError("gunzip: body inflates past " + std::to_string(max_bytes) +
-                                    " bytes");
-    }
-    if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
-      inflateEnd(&zs);
-      return InvalidArgumentError("gunzip: truncated body");
-    }
-  }
-  inflateEnd(&zs);
-  return out;
-}
 
 namespace {
 

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/gzip.h"  // Gunzip, for the callers that inflate pushed bodies.
 #include "base/status.h"
 #include "metrics/metric.h"
 
@@ -33,9 +34,6 @@ struct IngestBatch {
   int64_t seq = 0;
   std::vector<IngestSample> samples;
 };
-
-// Inflates a gzip (or zlib) body; more than `max_bytes` of output is ResourceExhausted.
-StatusOr<std::string> Gunzip(std::string_view body, size_t max_bytes);
 
 // Parses a batch. host and batch_id must be non-empty strings (at most 256 bytes), every sample
 // needs a string name, a number value and an integer time_ns; kind defaults to gauge.

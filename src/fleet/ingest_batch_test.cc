@@ -2,24 +2,11 @@
 #include "fleet/ingest_batch.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
+
+#include "base/gzip.h"
 
 namespace vigil {
 namespace {
-
-std::string Gzip(const std::string& in) {
-  z_stream zs{};
-  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, in.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
 
 constexpr const char* kBatch = R"({"host":"node01","batch_id":"b1","seq":7,"samples":[
   {"name":"vigil_gpu_allocated_seconds_total","kind":"counter",

@@ -9,29 +9,15 @@
 #include <utility>
 
 #include <httplib.h>
-#include <zlib.h>
 
 #include "base/file_util.h"
+#include "base/gzip.h"
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
 
 namespace vigil {
 namespace {
-
-std::string GzipString(std::string_view in) {
-  z_stream zs{};
-  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, in.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
 
 // Spool files are named <seq, 20 digits>-<samples>.gz so a listing sorts in send order.
 std::string SpoolName(int64_t seq, size_t samples) {
@@ -184,7 +170,7 @@ void FleetPushSink::SpoolBatches(const std::deque<BatchPtr>& work) {
     const int64_t seq = next_seq_++;
     const std::string id =
         options_.host + "-" + std::to_string(boot_ns_) + "-" + std::to_string(seq);
-    Entry e{seq, picked.size(), "", GzipString(EncodePayload(options_.host, id, seq, picked)), 0};
+    Entry e{seq, picked.size(), "", Gzip(EncodePayload(options_.host, id, seq, picked)), 0};
     e.bytes = e.data.size();
     if (!options_.spool_dir.empty()) {
       const std::string path = JoinPath(options_.spool_dir, SpoolName(seq, picked.size()));

@@ -7,9 +7,9 @@
 #include <utility>
 
 #include <httplib.h>
-#include <zlib.h>
 
 #include "base/file_util.h"
+#include "base/gzip.h"
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
@@ -18,28 +18,6 @@ namespace vigil {
 namespace {
 
 constexpr size_t kPeekBytes = 1 << 20;
-
-StatusOr<std::string> Gzip(std::string_view in) {
-  z_stream zs{};
-  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-      Z_OK) {
-    return InternalError("deflateInit2 failed");
-  }
-  std::string out(deflateBound(&zs, in.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) return InternalError("deflate failed");
-  return out;
-}
-
-bool IsGzip(std::string_view data) {
-  return data.size() >= 2 && data[0] == '\x1f' && data[1] == '\x8b';
-}
 
 std::string Query(const TraceUploaderOptions& o, const TraceUpload& u, int32_t rank) {
   auto enc = [](const std::string& v) { return httplib::detail::encode_query_param(v); };
@@ -150,12 +128,7 @@ TraceUploader::Outcome TraceUploader::SendOne(Item* item, std::string* error) {
     body = std::move(*data);
   } else {
     if (rank < 0) rank = PeekRank(data->substr(0, kPeekBytes));
-    StatusOr<std::string> gz = Gzip(*data);
-    if (!gz.ok()) {
-      *error = gz.status().message();
-      return Outcome::kRefused;
-    }
-    body = std::move(*gz);
+    body = Gzip(*data);
   }
   if (body.size() > options_.max_upload_bytes) {
     *error = "compressed trace of " + std::to_string(body.size()) + " bytes is over the cap of " +

@@ -13,9 +13,9 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
-#include <zlib.h>
 
 #include "base/file_util.h"
+#include "base/gzip.h"
 
 namespace vigil {
 namespace {
@@ -27,24 +27,6 @@ bool WaitFor(const std::function<bool()>& cond, int seconds = 20) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return cond();
-}
-
-std::string Gunzip(const std::string& in) {
-  z_stream zs{};
-  inflateInit2(&zs, 15 + 32);
-  std::string out;
-  char buf[4096];
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    zs.next_out = reinterpret_cast<Bytef*>(buf);
-    zs.avail_out = sizeof(buf);
-    rc = inflate(&zs, Z_NO_FLUSH);
-    out.append(buf, sizeof(buf) - zs.avail_out);
-  }
-  inflateEnd(&zs);
-  return rc == Z_STREAM_END ? out : "<bad gzip>";
 }
 
 struct Received {
@@ -127,7 +109,9 @@ TEST_F(TraceUploaderTest, PostsTheGzippedFileWithItsIdentityAndTheHostToken) {
   ASSERT_TRUE(WaitFor([&] { return receiver.got().size() == 1; }));
   Received r = receiver.got()[0];
   EXPECT_EQ(r.auth, "Bearer tok-7");
-  EXPECT_EQ(Gunzip(r.body), kTrace);
+  StatusOr<std::string> inflated = Gunzip(r.body, 64 << 20);
+  ASSERT_TRUE(inflated.ok()) << inflated.status().ToString();
+  EXPECT_EQ(*inflated, kTrace);
   EXPECT_EQ(r.params["request_id"], "prof-1");
   EXPECT_EQ(r.params["host"], "node07");
   EXPECT_EQ(r.params["job_id"], "4242");
