@@ -16,6 +16,7 @@
 
 #include "base/file_util.h"
 #include "base/strings.h"
+#include "cli/fleet_endpoint.h"
 
 namespace vigil {
 namespace {
@@ -32,17 +33,6 @@ std::string FirstTraceFile(const std::string& input) {
     if (n.ends_with(".json") || n.ends_with(".json.gz")) return JoinPath(input, n);
   }
   return "";
-}
-
-// The token: the last field of the first non-comment line ("TOKEN" or "HOST TOKEN").
-StatusOr<std::string> ReadFleetToken(const std::string& path) {
-  VIGIL_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, 1 << 16));
-  std::string_view rest = text, line;
-  while (NextLine(&rest, &line)) {
-    line = Trim(line.substr(0, line.find('#')));
-    if (!line.empty()) return std::string(SplitWhitespace(line).back());
-  }
-  return InvalidArgumentError("token file " + path + ": no token");
 }
 
 std::string Hostname() {

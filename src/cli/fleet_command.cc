@@ -19,6 +19,7 @@
 #include "base/strings.h"
 #include "base/time_util.h"
 #include "cli/cli_context.h"
+#include "cli/fleet_endpoint.h"
 #include "cli/fleet_profile_command.h"
 #include "cli/fleet_promql_report.h"
 #include "cli/fleet_render.h"
@@ -40,22 +41,6 @@ struct ReportOptions {
   int limit = 100;
 };
 
-std::string DefaultFleetUrl() {
-  const char* env = std::getenv("VIGIL_FLEET_URL");
-  return env && *env ? env : "http://127.0.0.1:9480";
-}
-
-// The token is the last field of the first non-comment line ("TOKEN" or "HOST TOKEN").
-StatusOr<std::string> ReadToken(const std::string& path) {
-  VIGIL_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, 1 << 16));
-  std::string_view rest = text, line;
-  while (NextLine(&rest, &line)) {
-    line = Trim(line.substr(0, line.find('#')));
-    if (!line.empty()) return std::string(SplitWhitespace(line).back());
-  }
-  return InvalidArgumentError("token file " + path + ": no token");
-}
-
 void SetTimeouts(httplib::Client& client, const CliContext& ctx) {
   const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
       std::chrono::nanoseconds(ctx.TimeoutNs()));
@@ -76,7 +61,7 @@ int FleetGet(CliContext& ctx, const ReportOptions& o, const char* what, const st
   SetTimeouts(client, ctx);
   httplib::Headers headers;
   if (!o.token_file.empty()) {
-    StatusOr<std::string> token = ReadToken(o.token_file);
+    StatusOr<std::string> token = ReadFleetToken(o.token_file);
     if (!token.ok()) return ctx.Fail(token.status(), what);
     headers.emplace("Authorization", "Bearer " + *token);
   }

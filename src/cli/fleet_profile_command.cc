@@ -13,6 +13,7 @@
 #include "base/file_util.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "cli/fleet_endpoint.h"
 
 namespace vigil {
 namespace {
@@ -31,23 +32,11 @@ struct ProfileOptions {
   std::string token_file;
 };
 
-// The last field of the first non-comment line ("TOKEN" or "HOST TOKEN"), as `vigil fleet report`.
-StatusOr<std::string> ReadFleetToken(const std::string& path) {
-  VIGIL_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path, 1 << 16));
-  std::string_view rest = text, line;
-  while (NextLine(&rest, &line)) {
-    line = Trim(line.substr(0, line.find('#')));
-    if (!line.empty()) return std::string(SplitWhitespace(line).back());
-  }
-  return InvalidArgumentError("token file " + path + ": no token");
-}
-
 // One call to vigil-fleet: the parsed reply or an exit code after printing why.
 class FleetApi {
  public:
   FleetApi(CliContext& ctx, const ProfileOptions& o) : ctx_(ctx) {
-    const char* env = std::getenv("VIGIL_FLEET_URL");
-    url_ = !o.fleet.empty() ? o.fleet : env && *env ? env : "http://127.0.0.1:9480";
+    url_ = !o.fleet.empty() ? o.fleet : DefaultFleetUrl();
     token_file_ = o.token_file;
   }
 

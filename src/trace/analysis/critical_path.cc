@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "trace/analysis/end_timeline.h"
 #include "trace/model/linker.h"
 
 namespace vigil::trace {
@@ -20,35 +21,6 @@ std::string CriticalPath::BoundBy() const {
                                [](const auto& a, const auto& b) { return a.first < b.first; });
   return best->first > 0 ? best->second : "none";
 }
-
-namespace {
-
-// Events of one timeline sorted by end, to find "the last thing that finished before t".
-struct Timeline {
-  std::vector<uint32_t> rows;
-  std::vector<int64_t> ends;
-  // The latest-ending row with end <= t and row != self, or kNoIndex.
-  uint32_t Before(int64_t t, uint32_t self) const {
-    size_t k = static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), t) - ends.begin());
-    while (k > 0) {
-      --k;
-      if (rows[k] != self) return rows[k];
-    }
-    return kNoIndex;
-  }
-};
-
-Timeline Build(const EventTable& e, std::vector<uint32_t> rows) {
-  std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
-    return e.end(a) != e.end(b) ? e.end(a) < e.end(b) : a < b;
-  });
-  Timeline t;
-  t.rows = std::move(rows);
-  for (uint32_t r : t.rows) t.ends.push_back(e.end(r));
-  return t;
-}
-
-}  // namespace
 
 CriticalPath ComputeCriticalPath(const RankTrace& t, const KernelClassifier& classifier,
                                  size_t max_nodes) {
@@ -66,10 +38,10 @@ CriticalPath ComputeCriticalPath(const RankTrace& t, const KernelClassifier& cla
       streams[{e.device[i], e.stream[i]}].push_back(i);
     }
   }
-  std::vector<Timeline> lines;
+  std::vector<EndTimeline> lines;
   lines.reserve(threads.size() + streams.size() + 1);
-  for (auto& [key, rows] : threads) lines.push_back(Build(e, std::move(rows)));
-  for (auto& [key, rows] : streams) lines.push_back(Build(e, std::move(rows)));
+  for (auto& [key, rows] : threads) lines.push_back(BuildEndTimeline(e, std::move(rows)));
+  for (auto& [key, rows] : streams) lines.push_back(BuildEndTimeline(e, std::move(rows)));
   threads.clear();
   streams.clear();
   // Row -> its timeline, 4 bytes a row (a hash map of every row cost ~40).
@@ -80,11 +52,11 @@ CriticalPath ComputeCriticalPath(const RankTrace& t, const KernelClassifier& cla
   auto before = [&](uint32_t row, int64_t ts) {
     return line_of[row] == kNoIndex ? kNoIndex : lines[line_of[row]].Before(ts, row);
   };
-  Timeline all_gpu = Build(e, l.gpu);
+  EndTimeline all_gpu = BuildEndTimeline(e, l.gpu);
   // Start: the GPU event that ends last, else the CPU event that ends last.
   uint32_t cur = all_gpu.rows.empty() ? kNoIndex : all_gpu.rows.back();
   if (cur == kNoIndex) {
-    for (const Timeline& tl : lines) {
+    for (const EndTimeline& tl : lines) {
       if (!tl.rows.empty() && (cur == kNoIndex || tl.ends.back() > e.end(cur)))
         cur = tl.rows.back();
     }

@@ -6,36 +6,11 @@
 #include <set>
 #include <unordered_map>
 
+#include "trace/analysis/end_timeline.h"
 #include "trace/model/linker.h"
 
 namespace vigil::trace {
 namespace {
-
-// Events of one timeline (a CPU thread or a GPU stream) sorted by end.
-struct Timeline {
-  std::vector<uint32_t> rows;
-  std::vector<int64_t> ends;
-  // The latest-ending row with end <= t other than `self`, or kNoIndex.
-  uint32_t Before(int64_t t, uint32_t self) const {
-    size_t k = static_cast<size_t>(std::upper_bound(ends.begin(), ends.end(), t) - ends.begin());
-    while (k > 0) {
-      --k;
-      if (rows[k] != self) return rows[k];
-    }
-    return kNoIndex;
-  }
-};
-
-Timeline BuildTimeline(const EventTable& e, std::vector<uint32_t> rows) {
-  std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
-    return e.end(a) != e.end(b) ? e.end(a) < e.end(b) : a < b;
-  });
-  Timeline t;
-  t.rows = std::move(rows);
-  t.ends.reserve(t.rows.size());
-  for (uint32_t r : t.rows) t.ends.push_back(e.end(r));
-  return t;
-}
 
 // One rank's dependency graph, as the single-rank critical path models it.
 struct RankGraph {
@@ -43,9 +18,9 @@ struct RankGraph {
   int64_t offset = 0;  // added to this rank's times to align them
   bool windowed = false;
   int64_t from = 0, to = 0;  // the step, in this rank's clock
-  std::vector<Timeline> lines;
+  std::vector<EndTimeline> lines;
   std::vector<uint32_t> line_of;  // per row: index into lines, or kNoIndex
-  Timeline all_gpu;
+  EndTimeline all_gpu;
   std::vector<uint8_t> visited;
 
   // Only the window's rows: the walk never leaves it, and all ranks' graphs are held at once.
@@ -68,8 +43,8 @@ struct RankGraph {
       }
     }
     line_of.assign(e.size(), kNoIndex);
-    for (auto& [key, rows] : threads) lines.push_back(BuildTimeline(e, std::move(rows)));
-    for (auto& [key, rows] : streams) lines.push_back(BuildTimeline(e, std::move(rows)));
+    for (auto& [key, rows] : threads) lines.push_back(BuildEndTimeline(e, std::move(rows)));
+    for (auto& [key, rows] : streams) lines.push_back(BuildEndTimeline(e, std::move(rows)));
     for (uint32_t l = 0; l < lines.size(); ++l) {
       for (uint32_t r : lines[l].rows) line_of[r] = l;
     }
@@ -77,7 +52,7 @@ struct RankGraph {
     for (uint32_t i : trace.links.gpu) {
       if (InWindow(i)) gpu.push_back(i);
     }
-    all_gpu = BuildTimeline(e, std::move(gpu));
+    all_gpu = BuildEndTimeline(e, std::move(gpu));
     visited.assign(e.size(), 0);
   }
   // CPU work that started in the step, and the GPU work it launched.
@@ -200,7 +175,7 @@ MultiRankCriticalPath ComputeMultiRankCriticalPath(const std::vector<const RankT
   for (bool gpu : {true, false}) {
     if (cur != kNoIndex) break;
     for (uint32_t r = 0; r < g.size(); ++r) {
-      for (const Timeline& tl : g[r].lines) {
+      for (const EndTimeline& tl : g[r].lines) {
         if (tl.rows.empty() || IsGpuKind(ranks[r]->events.kind[tl.rows.front()]) != gpu) continue;
         uint32_t last = tl.rows.back();  // timelines hold the window's rows, sorted by end
         if (g[r].End(last) > best) {
