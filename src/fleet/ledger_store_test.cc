@@ -306,3 +306,56 @@ TEST_F(LedgerStoreTest, RetentionDropsOldProfilingRequestsWithTheirFilesAndOldAn
 
 }  // namespace
 }  // namespace vigil
+
+namespace vigil {
+namespace {
+
+// A full disk, simulated with SQLite's page limit on the writer: the batch that needs new pages
+// is refused (ResourceExhausted, which the service answers 503 so the daemon keeps it spooled),
+// nothing of it is half applied, and the same batch goes in whole once there is room again.
+TEST_F(LedgerStoreTest, DiskFullRefusesTheBatchWholeAndTheRetryAfterwardsCountsItOnce) {
+  for (int i = 0; i <= 10; ++i) ASSERT_TRUE(store_->Ingest(Tick(i), UnixNanos()).ok());
+  const json before = Attribution("team");
+  auto limit = [&](const std::string& pages) {
+    return store_->Write<bool>([&](Db& db) -> StatusOr<bool> {
+      VIGIL_RETURN_IF_ERROR(db.Exec("PRAGMA max_page_count = " + pages));
+      return true;
+    });
+  };
+  auto page_count = store_->Write<int64_t>([](Db& db) -> StatusOr<int64_t> {
+    VIGIL_ASSIGN_OR_RETURN(Stmt st, db.Prepare("PRAGMA page_count"));
+    VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
+    return row ? st.Int(0) : -1;
+  });
+  ASSERT_TRUE(page_count.ok());
+  ASSERT_TRUE(limit(std::to_string(*page_count)).ok());
+
+  // Many new GPUs and jobs: rows that need pages the "disk" does not have.
+  std::vector<IngestSample> s;
+  for (int g = 0; g < 400; ++g) {
+    fleet_test::AddGpuTick(&s, "GX" + std::to_string(g), t0_ + 110 * kSec, 5.0 * g, 0.25,
+                           {{.job_id = "J" + std::to_string(g), .alloc_s = 10, .busy_s = 5}});
+  }
+  const IngestBatch big = fleet_test::MakeBatch("h2", "h2-full", 1, s);
+  StatusOr<IngestResult> refused = store_->Ingest(big, UnixNanos());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kResourceExhausted) << refused.status().ToString();
+  EXPECT_EQ(Attribution("team"), before) << "a refused batch changed the ledger";
+
+  ASSERT_TRUE(limit("1073741823").ok());
+  StatusOr<IngestResult> retried = store_->Ingest(big, UnixNanos());
+  ASSERT_TRUE(retried.ok()) << retried.status().ToString();
+  EXPECT_FALSE(retried->duplicate);
+  StatusOr<IngestResult> again = store_->Ingest(big, UnixNanos());
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->duplicate);
+  // The batches that follow still difference against the right state.
+  for (int i = 11; i <= 20; ++i) ASSERT_TRUE(store_->Ingest(Tick(i), UnixNanos()).ok());
+  const json after = Attribution("team");
+  const json* team_a = Key(after, "team-a");
+  ASSERT_NE(team_a, nullptr);
+  EXPECT_NEAR((*team_a)["allocated_gpu_hours"].get<double>() * 3600, 200, 1e-6);
+}
+
+}  // namespace
+}  // namespace vigil
