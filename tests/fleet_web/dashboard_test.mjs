@@ -210,8 +210,17 @@ async function main() {
     await open('#/jobs', 'jobs');
     const jobCount = await page.$$eval('#page-jobs tbody tr', (r) => r.length);
     check(jobCount === JOBS.length, `jobs page lists ${JOBS.length} jobs (${jobCount})`);
+    // A profiling request for a running job (its hosts report no control address here, so it ends
+    // failed with the reason): the Workflows page lists it.
+    const asked = await fetch(`${base}/api/v1/profiling`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ job_id: '1001', reason: 'dashboard test', duration_ms: 500 }) });
+    check(asked.status === 202, `POST /api/v1/profiling accepted (${asked.status})`);
     await open('#/workflows', 'workflows');
     await page.screenshot({ path: join(outDir, 'workflows.png'), fullPage: true });
+    const profRows = await page.$$eval('#profiling-requests tr.profiling-row', (rows) => rows.map((r) => r.textContent));
+    check(profRows.length === 1 && profRows[0].includes('1001') && profRows[0].includes('dashboard test'),
+      `workflows: the profiling request is listed with its job and reason (${JSON.stringify(profRows)})`);
     const shareRows = await page.$$eval('#workflow-shares .share-row', (rows) => rows.map((r) => ({
       label: r.querySelector('.share-label').textContent,
       segs: [...r.querySelectorAll('.share')].map((s) => ({ cls: s.className, share: Number(s.dataset.share), px: s.getBoundingClientRect().width })),

@@ -7,14 +7,16 @@ import { api } from '../api.js';
 import { analysisLink, severity, shareRows } from '../analyses.js';
 import { h, card, empty, kpi, table } from '../dom.js';
 import * as f from '../format.js';
+import { profilingCard } from './profiling_card.js';
 
 const jobLink = (id) => h('a', { href: `#/job/${encodeURIComponent(id)}` }, id);
 const pct1 = (v) => `${(100 * (v || 0)).toFixed(1)}%`;
 
 export async function workflows(root, ctx) {
-  const [wf, fw] = await Promise.all([
+  const [wf, fw, profiling] = await Promise.all([
     api('workflows', { since: ctx.range }),
     api('attribution', { by: 'framework', since: ctx.range }),
+    profilingCard(),
   ]);
   if (!ctx.current()) return;
   const rows = fw.rows.filter((r) => r.key !== '(unallocated)');
@@ -78,5 +80,6 @@ export async function workflows(root, ctx) {
             rows,
           )
         : empty('No jobs', 'No job held a GPU in this window.')),
+    profiling,
   );
 }
