@@ -5,18 +5,15 @@
 #include <array>
 #include <cmath>
 
+#include "collectors/gpu_metrics.h"
+
 namespace vigil::bench {
 namespace {
 
+namespace gm = gpu_metrics;  // The metric names vigild emits.
+
 using K = MetricKind;
 
-constexpr MetricDesc kUp{"vigil_gpu_up", "", K::kGauge, ""};
-constexpr MetricDesc kSm{"vigil_gpu_sm_active_ratio", "", K::kGauge, "ratio"};
-constexpr MetricDesc kEnergy{"vigil_gpu_energy_joules_total", "", K::kCounter, "joules"};
-constexpr MetricDesc kAlloc{"vigil_gpu_allocated_seconds_total", "", K::kCounter, "seconds"};
-constexpr MetricDesc kBusy{"vigil_gpu_busy_seconds_total", "", K::kCounter, "seconds"};
-constexpr MetricDesc kHeld{"vigil_gpu_held_idle_seconds_total", "", K::kCounter, "seconds"};
-constexpr MetricDesc kJobEnergy{"vigil_job_gpu_energy_joules_total", "", K::kCounter, "joules"};
 constexpr MetricDesc kDaemon{"vigil_daemon_info", "", K::kGauge, ""};
 constexpr MetricDesc kCollector{"vigil_collector_success", "", K::kGauge, ""};
 constexpr std::array<MetricDesc, 4> kHostSeries = {{
@@ -113,9 +110,9 @@ void FleetSim::Report(int host, int64_t tick, std::vector<Sample>* out) {
     const double watts = 70 + 500 * sm;
     h.gpu_energy_j[gi] += watts * dt;
     Labels gpu = {{"gpu_model", "H100"}, {"gpu_uuid", uuid}};
-    out->push_back({&kUp, gpu, 1, t});
-    out->push_back({&kSm, gpu, sm, t});
-    out->push_back({&kEnergy, gpu, h.gpu_energy_j[gi], t});
+    out->push_back({&gm::kUp, gpu, 1, t});
+    out->push_back({&gm::kSmActive, gpu, sm, t});
+    out->push_back({&gm::kEnergy, gpu, h.gpu_energy_j[gi], t});
     for (int i = 0; i + 3 < options_.series_per_gpu; ++i) {
       const MetricDesc& d = kGauges[static_cast<size_t>(i) % kGauges.size()];
       Labels l = gpu;
@@ -134,10 +131,10 @@ void FleetSim::Report(int host, int64_t tick, std::vector<Sample>* out) {
     h.job_energy_j[gi] += watts * dt;
     const Labels job = {{"gpu_uuid", uuid}, {"job_id", h.job_id}, {"model", h.model},
                         {"rule", "slurm"},  {"team", h.team},     {"user", h.user}};
-    out->push_back({&kAlloc, job, h.job_alloc_s[gi], t});
-    out->push_back({&kBusy, job, h.job_busy_s[gi], t});
-    out->push_back({&kHeld, job, h.job_held_s[gi], t});
-    out->push_back({&kJobEnergy, job, h.job_energy_j[gi], t});
+    out->push_back({&gm::kAllocated, job, h.job_alloc_s[gi], t});
+    out->push_back({&gm::kBusy, job, h.job_busy_s[gi], t});
+    out->push_back({&gm::kHeldIdle, job, h.job_held_s[gi], t});
+    out->push_back({&gm::kJobEnergy, job, h.job_energy_j[gi], t});
   }
 }
 

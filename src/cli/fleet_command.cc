@@ -7,6 +7,7 @@
 // `vigil fleet jobs [--since 7d]` and `vigil fleet job ID`: jobs with GPU-hours, MFU, model FLOP/s
 // and step time. Talks to vigil-fleet and Prometheus only over their HTTP APIs.
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -41,45 +42,13 @@ struct ReportOptions {
   int limit = 100;
 };
 
-void SetTimeouts(httplib::Client& client, const CliContext& ctx) {
-  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::nanoseconds(ctx.TimeoutNs()));
-  client.set_connection_timeout(timeout);
-  client.set_read_timeout(timeout);
-}
-
 // GET of a vigil-fleet API path: the parsed reply, or an exit code after printing why.
 int FleetGet(CliContext& ctx, const ReportOptions& o, const char* what, const std::string& path,
              const httplib::Params& params, nlohmann::json* reply) {
-  const std::string url = o.fleet.empty() ? DefaultFleetUrl() : o.fleet;
-  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
-    std::fprintf(stderr, "vigil: %s: --fleet must be http[s]://HOST:PORT, got %s\n", what,
-                 url.c_str());
-    return kExitUsage;
-  }
-  httplib::Client client(url);
-  SetTimeouts(client, ctx);
-  httplib::Headers headers;
-  if (!o.token_file.empty()) {
-    StatusOr<std::string> token = ReadFleetToken(o.token_file);
-    if (!token.ok()) return ctx.Fail(token.status(), what);
-    headers.emplace("Authorization", "Bearer " + *token);
-  }
-  httplib::Result res = client.Get(path, params, headers);
-  if (!res) {
-    std::fprintf(stderr, "vigil: %s: cannot reach vigil-fleet at %s: %s\n", what, url.c_str(),
-                 httplib::to_string(res.error()).c_str());
-    return kExitUnreachable;
-  }
-  *reply = nlohmann::json::parse(res->body, nullptr, false);
-  if (res->status != 200 || reply->is_discarded()) {
-    const std::string why = !reply->is_discarded() && reply->contains("error")
-                                ? (*reply)["error"].get<std::string>()
-                                : SanitizeForLog(res->body);
-    std::fprintf(stderr, "vigil: %s: HTTP %d: %s\n", what, res->status, why.c_str());
-    return res->status == 400 ? kExitUsage : kExitFailure;
-  }
-  return kExitOk;
+  FleetCall call{what};
+  call.path = path;
+  call.params = params;
+  return CallFleet(ctx, o.fleet, o.token_file, call, reply);
 }
 
 // "7d" (back from now) or Unix seconds, as vigil-fleet reads them.
@@ -129,7 +98,10 @@ int RunPromqlReportCommand(CliContext& ctx, const ReportOptions& o, nlohmann::js
     r.bucket_s = *bucket / kNanosPerSecond;
   }
   httplib::Client client(base);
-  SetTimeouts(client, ctx);
+  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
+      std::chrono::nanoseconds(ctx.TimeoutNs()));
+  client.set_connection_timeout(timeout);
+  client.set_read_timeout(timeout);
   bool unreachable = false, asked = false;
   PromqlFetch fetch =
       [&](const std::string& path,

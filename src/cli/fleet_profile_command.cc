@@ -32,54 +32,21 @@ struct ProfileOptions {
   std::string token_file;
 };
 
-// One call to vigil-fleet: the parsed reply or an exit code after printing why.
+// Calls to vigil-fleet with the command's --fleet and --fleet-token-file.
 class FleetApi {
  public:
-  FleetApi(CliContext& ctx, const ProfileOptions& o) : ctx_(ctx) {
-    url_ = !o.fleet.empty() ? o.fleet : DefaultFleetUrl();
-    token_file_ = o.token_file;
-  }
-
-  int Call(const char* what, const std::string& method, const std::string& path,
-           const std::string& body, json* reply) {
-    if (url_.rfind("http://", 0) != 0 && url_.rfind("https://", 0) != 0) {
-      std::fprintf(stderr, "vigil: %s: --fleet must be http[s]://HOST:PORT, got %s\n", what,
-                   url_.c_str());
-      return kExitUsage;
-    }
-    httplib::Client client(url_);
-    const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::nanoseconds(ctx_.TimeoutNs()));
-    client.set_connection_timeout(timeout);
-    client.set_read_timeout(timeout);
-    httplib::Headers headers;
-    if (!token_file_.empty()) {
-      StatusOr<std::string> token = ReadFleetToken(token_file_);
-      if (!token.ok()) return ctx_.Fail(token.status(), what);
-      headers.emplace("Authorization", "Bearer " + *token);
-    }
-    httplib::Result res = method == "POST" ? client.Post(path, headers, body, "application/json")
-                                           : client.Get(path, headers);
-    if (!res) {
-      std::fprintf(stderr, "vigil: %s: cannot reach vigil-fleet at %s: %s\n", what, url_.c_str(),
-                   httplib::to_string(res.error()).c_str());
-      return kExitUnreachable;
-    }
-    *reply = json::parse(res->body, nullptr, false);
-    if (res->status / 100 != 2 || reply->is_discarded()) {
-      const std::string why = !reply->is_discarded() && reply->contains("error")
-                                  ? (*reply)["error"].get<std::string>()
-                                  : SanitizeForLog(res->body);
-      std::fprintf(stderr, "vigil: %s: HTTP %d: %s\n", what, res->status, why.c_str());
-      return res->status == 400 ? kExitUsage : kExitFailure;
-    }
-    return kExitOk;
+  FleetApi(CliContext& ctx, const ProfileOptions& o) : ctx_(ctx), o_(o) {}
+  int Call(const char* what, const char* method, const std::string& path, const std::string& body,
+           json* reply) {
+    FleetCall call{what, method};
+    call.path = path;
+    call.body = body;
+    return CallFleet(ctx_, o_.fleet, o_.token_file, call, reply);
   }
 
  private:
   CliContext& ctx_;
-  std::string url_;
-  std::string token_file_;
+  const ProfileOptions& o_;
 };
 
 std::string HostsLine(const json& r) {

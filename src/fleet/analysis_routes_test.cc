@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/gzip.h"
-#include "fleet/fleet_server.h"
+#include "fleet/fleet_server_fixture.h"
 
 namespace vigil {
 namespace {
@@ -31,35 +31,13 @@ std::string ErrorOf(const httplib::Result& r) {
   return body.is_object() && body.contains("error") ? body["error"].get<std::string>() : "";
 }
 
-class AnalysisRoutesTest : public ::testing::Test {
+class AnalysisRoutesTest : public fleet_test::FleetServerFixture {
  protected:
   void Start(const std::string& tokens = "", size_t max_inflated = 1 << 20) {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("vigil-anroutes-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    LedgerOptions lo;
-    lo.path = (dir_ / "fleet.db").string();
-    auto store = LedgerStore::Open(lo);
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(*store);
     FleetServerOptions o;
-    o.port = 0;
     o.max_body_bytes = 1 << 20;
     o.max_inflated_bytes = max_inflated;
-    if (!tokens.empty()) {
-      o.token_file = (dir_ / "tokens").string();
-      std::ofstream(o.token_file) << tokens;
-    }
-    server_ = std::make_unique<FleetServer>(o, store_.get());
-    ASSERT_TRUE(server_->Start().ok());
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
-  }
-  void TearDown() override {
-    server_.reset();
-    store_.reset();
-    std::filesystem::remove_all(dir_);
+    StartServer(o, tokens);
   }
   httplib::Result Upload(const std::string& query, const std::string& body, bool gzip = false,
                          const std::string& token = "") {
@@ -75,11 +53,6 @@ class AnalysisRoutesTest : public ::testing::Test {
     EXPECT_EQ(r->status, 200) << path << " " << r->body;
     return json::parse(r->body, nullptr, false);
   }
-
-  std::filesystem::path dir_;
-  std::unique_ptr<LedgerStore> store_;
-  std::unique_ptr<FleetServer> server_;
-  std::unique_ptr<httplib::Client> client_;
 };
 
 TEST_F(AnalysisRoutesTest, UploadedReportIsListedAggregatedAndServedWhole) {

@@ -12,6 +12,7 @@
 
 #include "base/gzip.h"
 #include "base/time_util.h"
+#include "fleet/fleet_server_fixture.h"
 #include "fleet/fleet_test_util.h"
 
 namespace vigil {
@@ -39,33 +40,13 @@ std::string BatchJson(const std::string& host, const std::string& id, int64_t t0
   return json{{"host", host}, {"batch_id", id}, {"seq", 1}, {"samples", samples}}.dump();
 }
 
-class FleetServerTest : public ::testing::Test {
+class FleetServerTest : public fleet_test::FleetServerFixture {
  protected:
   void Start(const std::string& tokens = "") {
-    dir_ = std::filesystem::temp_directory_path() / ("vigil-fleetsrv-" + std::to_string(getpid()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-    LedgerOptions lo;
-    lo.path = (dir_ / "fleet.db").string();
-    auto store = LedgerStore::Open(lo);
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
-    store_ = std::move(*store);
     FleetServerOptions o;
-    o.port = 0;
     o.price_per_gpu_hour = 3.0;
     o.max_body_bytes = 1 << 20;
-    if (!tokens.empty()) {
-      o.token_file = (dir_ / "tokens").string();
-      std::ofstream(o.token_file) << tokens;
-    }
-    server_ = std::make_unique<FleetServer>(o, store_.get());
-    ASSERT_TRUE(server_->Start().ok());
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
-  }
-  void TearDown() override {
-    server_.reset();
-    store_.reset();
-    std::filesystem::remove_all(dir_);
+    StartServer(o, tokens);
   }
   httplib::Result Post(const std::string& body, const std::string& token = "", bool gzip = true) {
     httplib::Headers h;
@@ -74,10 +55,6 @@ class FleetServerTest : public ::testing::Test {
     return client_->Post("/api/v1/ingest", h, gzip ? Gzip(body) : body, "application/json");
   }
 
-  std::filesystem::path dir_;
-  std::unique_ptr<LedgerStore> store_;
-  std::unique_ptr<FleetServer> server_;
-  std::unique_ptr<httplib::Client> client_;
   const int64_t t0_ = (UnixNanos() / kSec / 3600 * 3600 - 3600) * kSec;
 };
 

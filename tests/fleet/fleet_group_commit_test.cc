@@ -17,11 +17,14 @@
 #include <nlohmann/json.hpp>
 
 #include "base/time_util.h"
+#include "collectors/gpu_metrics.h"
 #include "fleet_process.h"
 #include "sinks/fleet_push_sink.h"
 
 namespace vigil {
 namespace {
+
+namespace gm = gpu_metrics;  // The metric names vigild emits.
 
 using fleet_test::FleetProcess;
 using nlohmann::json;
@@ -29,16 +32,12 @@ constexpr int64_t kSec = kNanosPerSecond;
 constexpr int kHosts = 8;
 constexpr int kTicks = 150;
 
-constexpr MetricDesc kUp{"vigil_gpu_up", "", MetricKind::kGauge, ""};
-constexpr MetricDesc kAlloc{"vigil_gpu_allocated_seconds_total", "", MetricKind::kCounter,
-                            "seconds"};
-
 // Host h's report i: its one GPU, held by team-h's job since report 0.
 std::string Payload(int h, int i, int64_t t0) {
   const std::string host = "node" + std::to_string(h);
   const int64_t t = t0 + i * 10 * kSec;
-  std::vector<Sample> s = {{&kUp, {{"gpu_model", "H100"}, {"gpu_uuid", "G-" + host}}, 1, t},
-                           {&kAlloc,
+  std::vector<Sample> s = {{&gm::kUp, {{"gpu_model", "H100"}, {"gpu_uuid", "G-" + host}}, 1, t},
+                           {&gm::kAllocated,
                             {{"gpu_uuid", "G-" + host},
                              {"job_id", "job-" + host},
                              {"model", "m"},

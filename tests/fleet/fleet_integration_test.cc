@@ -15,24 +15,19 @@
 #include <nlohmann/json.hpp>
 
 #include "base/time_util.h"
+#include "collectors/gpu_metrics.h"
 #include "fleet_process.h"
 #include "sinks/fleet_push_sink.h"
 
 namespace vigil {
 namespace {
 
+namespace gm = gpu_metrics;  // The metric names vigild emits.
+
 using fleet_test::FleetProcess;
 using nlohmann::json;
 constexpr int64_t kSec = kNanosPerSecond;
 using K = MetricKind;
-
-constexpr MetricDesc kUp{"vigil_gpu_up", "", K::kGauge, ""};
-constexpr MetricDesc kSm{"vigil_gpu_sm_active_ratio", "", K::kGauge, "ratio"};
-constexpr MetricDesc kEnergy{"vigil_gpu_energy_joules_total", "", K::kCounter, "joules"};
-constexpr MetricDesc kAlloc{"vigil_gpu_allocated_seconds_total", "", K::kCounter, "seconds"};
-constexpr MetricDesc kBusy{"vigil_gpu_busy_seconds_total", "", K::kCounter, "seconds"};
-constexpr MetricDesc kHeld{"vigil_gpu_held_idle_seconds_total", "", K::kCounter, "seconds"};
-constexpr MetricDesc kJobEnergy{"vigil_job_gpu_energy_joules_total", "", K::kCounter, "joules"};
 
 // Tick i (every 10 s from t0): G1 held by team-a's job A all along (half busy); G2 held by
 // team-b's job B, never active, for ticks 0..90, then idle.
@@ -43,17 +38,17 @@ BatchPtr Tick(int i, int64_t t0) {
   const double t = 10.0 * i;
   for (const char* gpu : {"G1", "G2"}) {
     const Labels g = {{"gpu_model", "H100"}, {"gpu_uuid", gpu}};
-    w.Add(kUp, 1, g);
-    w.Add(kSm, gpu[1] == '1' ? 0.5 : 0, g);
-    w.Add(kEnergy, 100 * t, g);
+    w.Add(gm::kUp, 1, g);
+    w.Add(gm::kSmActive, gpu[1] == '1' ? 0.5 : 0, g);
+    w.Add(gm::kEnergy, 100 * t, g);
   }
   auto job = [&](const char* gpu, const char* id, const char* team, double busy, double held) {
     const Labels l = {{"gpu_uuid", gpu}, {"job_id", id}, {"model", "m"},
                       {"rule", "env"},   {"team", team}, {"user", "u"}};
-    w.Add(kAlloc, t, l);
-    w.Add(kBusy, busy, l);
-    w.Add(kHeld, held, l);
-    w.Add(kJobEnergy, 50 * t, l);
+    w.Add(gm::kAllocated, t, l);
+    w.Add(gm::kBusy, busy, l);
+    w.Add(gm::kHeldIdle, held, l);
+    w.Add(gm::kJobEnergy, 50 * t, l);
   };
   job("G1", "A", "team-a", t / 2, 0);
   if (i <= 90) job("G2", "B", "team-b", 0, t);

@@ -16,6 +16,7 @@
 
 #include "base/file_util.h"
 #include "base/time_util.h"
+#include "collectors/gpu_metrics.h"
 #include "fleet/fleet_server.h"
 #include "fleet/ledger_store.h"
 #include "fleet_process.h"
@@ -23,6 +24,8 @@
 
 namespace vigil {
 namespace {
+
+namespace gm = gpu_metrics;  // The metric names vigild emits.
 
 using nlohmann::json;
 constexpr int64_t kSec = kNanosPerSecond;
@@ -122,17 +125,14 @@ TEST_F(FleetTlsTest, PushSinkDeliversOverHttpsAndTheCliReportsIt) {
   auto sink = FleetPushSink::Create(o);
   ASSERT_TRUE(sink.ok()) << sink.status().ToString();
 
-  static constexpr MetricDesc kUp{"vigil_gpu_up", "", MetricKind::kGauge, ""};
-  static constexpr MetricDesc kAlloc{"vigil_gpu_allocated_seconds_total", "", MetricKind::kCounter,
-                                     "seconds"};
   const int64_t now_s = UnixNanos() / kSec;
   const int64_t t0 = (now_s - now_s % 3600 - 3600) * kSec;
   for (int i = 0; i <= 6; ++i) {
     auto b = std::make_shared<MetricBatch>();
     MetricWriter w(b.get());
     b->time_ns = t0 + i * 10 * kSec;
-    w.Add(kUp, 1, {{"gpu_model", "H100"}, {"gpu_uuid", "G1"}});
-    w.Add(kAlloc, 10.0 * i,
+    w.Add(gm::kUp, 1, {{"gpu_model", "H100"}, {"gpu_uuid", "G1"}});
+    w.Add(gm::kAllocated, 10.0 * i,
           {{"gpu_uuid", "G1"},
            {"job_id", "A"},
            {"model", "m"},

@@ -19,11 +19,14 @@
 
 #include "base/file_util.h"
 #include "base/time_util.h"
+#include "collectors/gpu_metrics.h"
 #include "server_process.h"
 #include "sinks/remote_write_sink.h"
 
 namespace vigil {
 namespace {
+
+namespace gm = gpu_metrics;  // The metric names vigild emits.
 
 using nlohmann::json;
 using testing::FindOnPath;
@@ -33,12 +36,6 @@ using testing::ServerProcess;
 using testing::UrlEncode;
 using K = MetricKind;
 
-constexpr MetricDesc kUp{"vigil_gpu_up", "", K::kGauge, ""};
-constexpr MetricDesc kEnergy{"vigil_gpu_energy_joules_total", "", K::kCounter, "joules"};
-constexpr MetricDesc kAlloc{"vigil_gpu_allocated_seconds_total", "", K::kCounter, "seconds"};
-constexpr MetricDesc kBusy{"vigil_gpu_busy_seconds_total", "", K::kCounter, "seconds"};
-constexpr MetricDesc kHeld{"vigil_gpu_held_idle_seconds_total", "", K::kCounter, "seconds"};
-constexpr MetricDesc kJobEnergy{"vigil_job_gpu_energy_joules_total", "", K::kCounter, "joules"};
 constexpr MetricDesc kMfu{"vigil_job_mfu_ratio", "", K::kGauge, "ratio"};
 constexpr int kTicks = 60;  // Every 10 s: ten minutes.
 
@@ -65,17 +62,17 @@ BatchPtr Tick(int i, int64_t t0) {
   MetricWriter w(b.get());
   const double t = 10.0 * i, tb = 10.0 * std::min(i, 30);
   for (const char* gpu : {"GPU-1", "GPU-2", "GPU-3"}) {
-    w.Add(kUp, 1, {{"gpu_uuid", gpu}, {"gpu_model", "H100"}, {"gpu_index", "0"}});
-    w.Add(kEnergy, 50 * t, {{"gpu_uuid", gpu}, {"gpu_model", "H100"}, {"gpu_index", "0"}});
+    w.Add(gm::kUp, 1, {{"gpu_uuid", gpu}, {"gpu_model", "H100"}, {"gpu_index", "0"}});
+    w.Add(gm::kEnergy, 50 * t, {{"gpu_uuid", gpu}, {"gpu_model", "H100"}, {"gpu_index", "0"}});
   }
   auto job = [&](const char* gpu, const char* id, const char* team, const char* framework,
                  double alloc, double busy, double held, double joules) {
     const Labels l = {{"gpu_uuid", gpu},        {"job_id", id}, {"user", "u"},  {"team", team},
                       {"framework", framework}, {"model", "m"}, {"rule", "env"}};
-    w.Add(kAlloc, alloc, l);
-    w.Add(kBusy, busy, l);
-    w.Add(kHeld, held, l);
-    w.Add(kJobEnergy, joules, l);
+    w.Add(gm::kAllocated, alloc, l);
+    w.Add(gm::kBusy, busy, l);
+    w.Add(gm::kHeldIdle, held, l);
+    w.Add(gm::kJobEnergy, joules, l);
   };
   job("GPU-1", "A", "team-a", "pytorch", t, t / 2, 0, 300 * t);
   job("GPU-2", "B", "team-b", "jax", tb, 0, tb, 100 * tb);
