@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # vigil analyze against Holistic Trace Analysis on the largest real traces in ../shared/traces:
-# MB/s of uncompressed JSON (full analysis from .json.gz to the JSON report), peak RSS
-# (/usr/bin/time -v) and the speed-up over HTA's recorded run time (hta_reference/*.hta.json
-# "timing_s", measured on a 2-core machine like ours), with one thread (pinned to one core) and
-# with all threads.
-# Usage: bench/analyze_vs_hta.sh [N largest traces, default 6]
-# Env: VIGIL_BIN (default build/bin/vigil), VIGIL_SHARED_DIR (default ../shared next to the repo).
+# MB/s of uncompressed JSON (full analysis from .json.gz to the JSON report; the median of
+# RUNS runs), peak RSS (/usr/bin/time -v, the largest of the runs) and the speed-up over HTA's
+# recorded run time (hta_reference/*.hta.json "timing_s", measured on a 2-core machine like
+# ours), with one thread (pinned to one core) and with all threads.
+# Usage: bench/analyze_vs_hta.sh [N largest traces; default: every trace of 50 MB or more]
+# Env: VIGIL_BIN (default build/bin/vigil), VIGIL_SHARED_DIR (default ../shared next to the repo),
+# RUNS (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-N="${1:-6}"
+N="${1:-0}"
+RUNS="${RUNS:-3}"
 VIGIL_BIN="${VIGIL_BIN:-build/bin/vigil}"
 SHARED="${VIGIL_SHARED_DIR:-$(cd .. && pwd)/shared}"
 TRACES="$SHARED/traces"
@@ -31,8 +33,10 @@ nproc_all="$(nproc)"
 printf '%-58s %9s %8s %9s %9s %9s %8s %8s\n' trace "MB(json)" threads "seconds" "MB/s" \
   "RSS(MB)" "RSS/MB" "vs HTA"
 # Largest Kineto traces by uncompressed size (manifest columns: path gz unc ... kind).
-awk -F'\t' 'NR > 1 && $5 == "kineto" { print $3 "\t" $1 }' "$TRACES/manifest.tsv" |
-  sort -rn | head -n "$N" | while IFS=$'\t' read -r unc path; do
+limit="$N"
+[[ "$N" -gt 0 ]] || limit=1000000
+awk -F'\t' -v n="$N" 'NR > 1 && $5 == "kineto" && (n > 0 || $3 >= 50000000) { print $3 "\t" $1 }' \
+  "$TRACES/manifest.tsv" | sort -rn | head -n "$limit" | while IFS=$'\t' read -r unc path; do
     ref="$TRACES/hta_reference/$path.hta.json"
     hta="-"
     if [[ -f "$ref" ]]; then
@@ -41,14 +45,21 @@ awk -F'\t' 'NR > 1 && $5 == "kineto" { print $3 "\t" $1 }' "$TRACES/manifest.tsv
     for threads in 1 "$nproc_all"; do
       pin=()  # one thread: pinned to one core, so the gzip inflater and analyses share it too
       if [[ "$threads" == 1 ]] && command -v taskset >/dev/null; then pin=(taskset -c 0); fi
-      /usr/bin/time -v -o "$tmp/time.txt" "${pin[@]}" "$VIGIL_BIN" analyze "$TRACES/$path" --quiet \
-        --threads "$threads" --json "$tmp/report.json" >/dev/null 2>"$tmp/err.txt" || {
-        echo "analyze_vs_hta: failed on $path: $(cat "$tmp/err.txt")" >&2
-        continue
-      }
-      secs="$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, a, ":"); s = 0;
-        for (i = 1; i <= n; i++) s = s * 60 + a[i]; print s }' "$tmp/time.txt")"
-      rss_kb="$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/time.txt")"
+      secs_all=() rss_kb=0 failed=0
+      for ((run = 0; run < RUNS; run++)); do
+        /usr/bin/time -v -o "$tmp/time.txt" "${pin[@]}" "$VIGIL_BIN" analyze "$TRACES/$path" \
+          --quiet --threads "$threads" --json "$tmp/report.json" >/dev/null 2>"$tmp/err.txt" || {
+          echo "analyze_vs_hta: failed on $path: $(cat "$tmp/err.txt")" >&2
+          failed=1
+          break
+        }
+        secs_all+=("$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, a, ":"); s = 0;
+          for (i = 1; i <= n; i++) s = s * 60 + a[i]; print s }' "$tmp/time.txt")")
+        run_kb="$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$tmp/time.txt")"
+        ((run_kb > rss_kb)) && rss_kb="$run_kb"
+      done
+      ((failed)) && continue
+      secs="$(printf '%s\n' "${secs_all[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
       python3 - "$path" "$unc" "$threads" "$secs" "$rss_kb" "$hta" <<'PY'
 import sys
 path, unc, threads, secs, rss_kb, hta = sys.argv[1:]
@@ -57,7 +68,7 @@ secs = max(float(secs), 1e-3)
 rss = int(rss_kb) / 1024
 speed = f"{float(hta) / secs:.0f}x" if hta != "-" else "-"
 name = path if len(path) <= 58 else "..." + path[-55:]
-print(f"{name:<58} {mb:9.1f} {threads:>8} {secs:9.2f} {mb / secs:9.0f} {rss:9.0f} {rss / mb:8.2f} {speed:>8}")
+print(f"{name:<58} {mb:9.1f} {threads:>8} {secs:9.2f} {mb / secs:9.0f} {rss:9.1f} {rss / mb:8.3f} {speed:>8}")
 PY
     done
   done

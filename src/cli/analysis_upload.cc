@@ -4,19 +4,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string_view>
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 #include <zlib.h>
 
 #include "base/file_util.h"
 #include "base/strings.h"
 #include "cli/fleet_endpoint.h"
+#include "cli/http_exchange.h"
 
 namespace vigil {
 namespace {
@@ -52,35 +51,39 @@ StatusOr<std::string> TempReportPath() {
 
 int Upload(CliContext& ctx, const AnalysisUploadFlags& flags, const std::string& job_id,
            const std::string& input, const std::string& report, FILE* out, FILE* err) {
-  httplib::Client client(flags.url);
-  if (!client.is_valid()) {
-    std::fprintf(err, "vigil: analyze: --upload: not a vigil-fleet URL: %s\n", flags.url.c_str());
-    return kExitUsage;
-  }
-  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::nanoseconds(std::max<int64_t>(ctx.TimeoutNs(), 30LL * 1000000000)));
-  client.set_connection_timeout(timeout);
-  client.set_read_timeout(timeout);
-  client.set_write_timeout(timeout);
-  client.set_compress(true);  // Content-Encoding: gzip; reports compress ~10x.
-  httplib::Headers headers;
+  HttpRequest request;
+  request.base_url = flags.url;
+  request.method = "POST";
+  request.body = report;
+  request.gzip = true;  // Reports compress ~10x.
+  request.timeout_ns = std::max<int64_t>(ctx.TimeoutNs(), 30LL * 1000000000);
   const std::string& token_file = flags.token_file.empty() ? ctx.token_file : flags.token_file;
   if (!token_file.empty()) {
     StatusOr<std::string> token = ReadFleetToken(token_file);
     if (!token.ok()) return ctx.Fail(token.status(), "analyze --upload");
-    headers.emplace("Authorization", "Bearer " + *token);
+    request.headers.emplace_back("Authorization", "Bearer " + *token);
   }
   std::error_code ec;
   const std::filesystem::path abs = std::filesystem::absolute(input, ec);
-  httplib::Params params = {
+  HttpParams params = {
       {"job_id", job_id}, {"host", Hostname()}, {"trace_path", ec ? input : abs.string()}};
-  if (!flags.reason.empty()) params.emplace("reason", flags.reason);
-  httplib::Result res = client.Post(httplib::append_query_params("/api/v1/analyses", params),
-                                    headers, report, "application/json");
-  if (!res) {
-    std::fprintf(err, "vigil: analyze: cannot reach vigil-fleet at %s: %s\n", flags.url.c_str(),
-                 httplib::to_string(res.error()).c_str());
-    return kExitUnreachable;
+  if (!flags.reason.empty()) params.emplace_back("reason", flags.reason);
+  request.path = WithQuery("/api/v1/analyses", params);
+  StatusOr<HttpReply> res = HttpExchange(request);
+  if (!res.ok()) {
+    switch (res.status().code()) {
+      case StatusCode::kInvalidArgument:
+        std::fprintf(err, "vigil: analyze: --upload: not a vigil-fleet URL: %s\n",
+                     flags.url.c_str());
+        return kExitUsage;
+      case StatusCode::kUnavailable:
+        std::fprintf(err, "vigil: analyze: cannot reach vigil-fleet at %s: %s\n", flags.url.c_str(),
+                     res.status().message().c_str());
+        return kExitUnreachable;
+      default:
+        std::fprintf(err, "vigil: analyze: --upload: %s\n", res.status().message().c_str());
+        return kExitFailure;
+    }
   }
   const nlohmann::json reply = nlohmann::json::parse(res->body, nullptr, false);
   if (res->status != 200 || reply.is_discarded() || !reply.contains("id")) {

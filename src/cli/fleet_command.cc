@@ -14,7 +14,6 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include "base/file_util.h"
 #include "base/strings.h"
@@ -44,7 +43,7 @@ struct ReportOptions {
 
 // GET of a vigil-fleet API path: the parsed reply, or an exit code after printing why.
 int FleetGet(CliContext& ctx, const ReportOptions& o, const char* what, const std::string& path,
-             const httplib::Params& params, nlohmann::json* reply) {
+             const HttpParams& params, nlohmann::json* reply) {
   FleetCall call{what};
   call.path = path;
   call.params = params;
@@ -97,21 +96,21 @@ int RunPromqlReportCommand(CliContext& ctx, const ReportOptions& o, nlohmann::js
     if (!bucket.ok()) return ctx.Fail(bucket.status(), "fleet report: --bucket");
     r.bucket_s = *bucket / kNanosPerSecond;
   }
-  httplib::Client client(base);
-  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::nanoseconds(ctx.TimeoutNs()));
-  client.set_connection_timeout(timeout);
-  client.set_read_timeout(timeout);
   bool unreachable = false, asked = false;
-  PromqlFetch fetch =
-      [&](const std::string& path,
-          const std::vector<std::pair<std::string, std::string>>& params) -> StatusOr<std::string> {
+  PromqlFetch fetch = [&](const std::string& path,
+                          const HttpParams& params) -> StatusOr<std::string> {
     asked = true;
-    httplib::Params form(params.begin(), params.end());
-    httplib::Result res = client.Post(prefix + path, httplib::Headers{}, form);
-    if (!res) {
-      unreachable = true;
-      return UnavailableError("cannot reach " + url + ": " + httplib::to_string(res.error()));
+    HttpRequest request;
+    request.base_url = base;
+    request.method = "POST";
+    request.path = prefix + path;
+    request.form = params;
+    request.timeout_ns = ctx.TimeoutNs();
+    StatusOr<HttpReply> res = HttpExchange(request);
+    if (!res.ok()) {
+      unreachable = res.status().code() == StatusCode::kUnavailable;
+      return unreachable ? UnavailableError("cannot reach " + url + ": " + res.status().message())
+                         : res.status();
     }
     if (res->status != 200) {
       const nlohmann::json doc = nlohmann::json::parse(res->body, nullptr, false);
@@ -120,7 +119,7 @@ int RunPromqlReportCommand(CliContext& ctx, const ReportOptions& o, nlohmann::js
                                   : SanitizeForLog(res->body);
       return FailedPreconditionError("HTTP " + std::to_string(res->status) + ": " + why);
     }
-    return res->body;
+    return std::move(res->body);
   };
   StatusOr<nlohmann::json> report = RunPromqlReport(r, fetch);
   if (!report.ok()) {
@@ -138,9 +137,9 @@ int RunReport(CliContext& ctx, const ReportOptions& o) {
   if (!o.prometheus.empty()) {
     code = RunPromqlReportCommand(ctx, o, &reply);
   } else {
-    httplib::Params params = {{"by", o.by}, {"since", o.since}};
-    if (!o.until.empty()) params.emplace("until", o.until);
-    if (!o.bucket.empty()) params.emplace("bucket", o.bucket);
+    HttpParams params = {{"by", o.by}, {"since", o.since}};
+    if (!o.until.empty()) params.emplace_back("until", o.until);
+    if (!o.bucket.empty()) params.emplace_back("bucket", o.bucket);
     code = FleetGet(ctx, o, "fleet report", "/api/v1/attribution", params, &reply);
   }
   if (code != kExitOk) return code;
@@ -161,23 +160,10 @@ int RunJobs(CliContext& ctx, const ReportOptions& o) {
   return kExitOk;
 }
 
-// Percent-encodes everything but unreserved characters (RFC 3986), for one path segment.
-std::string PathSegment(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("%{:02X}", c);
-    }
-  }
-  return out;
-}
-
 int RunJob(CliContext& ctx, const ReportOptions& o) {
   nlohmann::json reply;
   const int code =
-      FleetGet(ctx, o, "fleet job", "/api/v1/jobs/" + PathSegment(o.job_id), {}, &reply);
+      FleetGet(ctx, o, "fleet job", "/api/v1/jobs/" + PercentEncode(o.job_id), {}, &reply);
   if (code != kExitOk) return code;
   const std::string out = o.format == "json" ? reply.dump(2) + "\n" : RenderJob(reply);
   std::fwrite(out.data(), 1, out.size(), stdout);

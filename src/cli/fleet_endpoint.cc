@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/fleet_endpoint.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
-
-#include <httplib.h>
 
 #include "base/file_util.h"
 #include "base/strings.h"
@@ -36,24 +33,25 @@ int CallFleet(CliContext& ctx, const std::string& url_flag, const std::string& t
                  url.c_str());
     return kExitUsage;
   }
-  httplib::Client client(url);
-  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::nanoseconds(ctx.TimeoutNs()));
-  client.set_connection_timeout(timeout);
-  client.set_read_timeout(timeout);
-  httplib::Headers headers;
+  HttpRequest request;
+  request.base_url = url;
+  request.method = call.method;
+  request.path = WithQuery(call.path, call.params);
+  request.body = call.body;
+  request.timeout_ns = ctx.TimeoutNs();
   if (!token_file.empty()) {
     StatusOr<std::string> token = ReadFleetToken(token_file);
     if (!token.ok()) return ctx.Fail(token.status(), call.what);
-    headers.emplace("Authorization", "Bearer " + *token);
+    request.headers.emplace_back("Authorization", "Bearer " + *token);
   }
-  const std::string path = httplib::append_query_params(call.path, call.params);
-  httplib::Result res = std::string_view(call.method) == "POST"
-                            ? client.Post(path, headers, call.body, "application/json")
-                            : client.Get(path, headers);
-  if (!res) {
+  StatusOr<HttpReply> res = HttpExchange(request);
+  if (!res.ok()) {
+    if (res.status().code() != StatusCode::kUnavailable) {
+      ctx.Fail(res.status(), call.what);
+      return res.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+    }
     std::fprintf(stderr, "vigil: %s: cannot reach vigil-fleet at %s: %s\n", call.what, url.c_str(),
-                 httplib::to_string(res.error()).c_str());
+                 res.status().message().c_str());
     return kExitUnreachable;
   }
   *reply = nlohmann::json::parse(res->body, nullptr, false);

@@ -3,13 +3,13 @@
 // they present, and the one way they call it. Owner: cli. Stateless.
 #pragma once
 
-#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
 #include "cli/cli_context.h"
+#include "cli/http_exchange.h"
 
 namespace vigil {
 
@@ -24,7 +24,7 @@ struct FleetCall {
   const char* what = "fleet";  // The command, for messages ("fleet report").
   const char* method = "GET";  // GET or POST (a JSON body).
   std::string path = "/";      // /api/v1/...
-  std::multimap<std::string, std::string> params = {};  // Query parameters.
+  HttpParams params = {};      // Query parameters.
   std::string body = "";
 };
 

@@ -8,8 +8,6 @@
 #include <string>
 #include <thread>
 
-#include <httplib.h>
-
 #include "base/file_util.h"
 #include "base/strings.h"
 #include "base/time_util.h"
@@ -118,8 +116,7 @@ int RunProfiles(CliContext& ctx, const ProfileOptions& o) {
   FleetApi api(ctx, o);
   json reply;
   const std::string path =
-      "/api/v1/profiling" +
-      (o.job_id.empty() ? "" : "?job_id=" + httplib::detail::encode_query_param(o.job_id));
+      "/api/v1/profiling" + (o.job_id.empty() ? "" : "?job_id=" + PercentEncode(o.job_id));
   if (int code = api.Call("fleet profiles", "GET", path, "", &reply); code != kExitOk) {
     return code;
   }

@@ -146,9 +146,10 @@ class CliTest : public ::testing::Test {
     return "--host 127.0.0.1:" + std::to_string(server_->tcp_port()) + " ";
   }
 
-  RunResult Vigil(const std::string& args) const {
+  RunResult Vigil(const std::string& args, const std::string& binary = "") const {
     const std::string err_path = dir_ + "/stderr";
-    const std::string cmd = std::string(VIGIL_BIN_DIR) + "/vigil " + args + " 2>" + err_path;
+    const std::string cmd = (binary.empty() ? std::string(VIGIL_BIN_DIR) + "/vigil" : binary) +
+                            " " + args + " 2>" + err_path;
     RunResult r;
     FILE* pipe = popen(cmd.c_str(), "r");
     if (pipe == nullptr) {
@@ -344,6 +345,33 @@ TEST_F(CliTest, TokenFileAuthenticatesTheCall) {
   ASSERT_EQ(Vigil(HostFlag() + "status").exit_code, 0);
   std::lock_guard<std::mutex> lock(mu_);
   EXPECT_FALSE(last_caller_.authenticated);
+}
+
+// The HTTP client (cpp-httplib and OpenSSL) is a plugin in lib/vigil/, loaded by the commands that
+// call vigil-fleet or Prometheus only: the binary does not link it, and a binary copied away
+// from its plugin says where it looked, while every other command works.
+TEST_F(CliTest, OnlyTheHttpCommandsNeedTheHttpClientPlugin) {
+  RunResult libs = Vigil("", "LD_TRACE_LOADED_OBJECTS=1 " + std::string(VIGIL_BIN_DIR) + "/vigil");
+  ASSERT_TRUE(Contains(libs.out, "libc.so")) << libs.out;
+  EXPECT_FALSE(Contains(libs.out, "libcrypto")) << libs.out;
+  EXPECT_FALSE(Contains(libs.out, "httplib")) << libs.out;
+
+  RunResult reachable = Vigil("fleet report --fleet http://127.0.0.1:1");
+  EXPECT_EQ(reachable.exit_code, 3) << reachable.err;  // the plugin loaded, nobody listens
+
+  std::filesystem::create_directories(dir_ + "/bin");
+  std::filesystem::copy_file(std::string(VIGIL_BIN_DIR) + "/vigil", dir_ + "/bin/vigil");
+  const std::string alone = dir_ + "/bin/vigil";
+  RunResult fleet = Vigil("fleet report --fleet http://127.0.0.1:1", alone);
+  EXPECT_EQ(fleet.exit_code, 1);
+  EXPECT_TRUE(Contains(fleet.err, dir_ + "/bin/../lib/vigil/http_client.so")) << fleet.err;
+  EXPECT_TRUE(Contains(fleet.err, "cannot be loaded")) << fleet.err;
+  EXPECT_EQ(Vigil("version", alone).exit_code, 0);
+  const std::string trace =
+      std::string(VIGIL_TEST_DATA_DIR) + "/traces/nccl_sampled_rank-0.json.gz";
+  RunResult analyze =
+      Vigil("analyze -q --progress never --json " + dir_ + "/r.json " + trace, alone);
+  EXPECT_EQ(analyze.exit_code, 0) << analyze.err;
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Each analysis on a small synthetic trace whose answer is known by construction.
+#include <cmath>
+#include <random>
+
 #include <gtest/gtest.h>
 
+#include "trace/analysis/describe.h"
 #include "trace/analysis/trace_diff.h"
 #include "trace/analyzer.h"
 #include "trace/reader/kineto_reader.h"
@@ -33,6 +37,33 @@ std::unique_ptr<Analysed> RunAnalysis(const std::vector<TraceBuilder>& ranks,
   a->traces = std::move(*traces);
   a->report = Analyze(a->traces, config);
   return a;
+}
+
+TEST(DescribeTest, AHistogramDescribesLikeTheValuesItCounts) {
+  std::mt19937 rng(11);
+  for (size_t n : {1, 2, 3, 7, 100, 1001}) {
+    std::vector<double> values;
+    std::map<int64_t, uint64_t> counts;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t v = static_cast<int64_t>(rng() % 9) - 2;
+      values.push_back(static_cast<double>(v));
+      ++counts[v];
+    }
+    const Describe a = DescribeValues(values), b = DescribeCounts(counts);
+    EXPECT_EQ(a.count, b.count);
+    EXPECT_DOUBLE_EQ(a.mean, b.mean);
+    if (n > 1) {
+      EXPECT_NEAR(a.std, b.std, 1e-12);
+    } else {
+      EXPECT_TRUE(std::isnan(b.std));
+    }
+    EXPECT_EQ(a.min, b.min);
+    EXPECT_DOUBLE_EQ(a.p25, b.p25);
+    EXPECT_DOUBLE_EQ(a.p50, b.p50);
+    EXPECT_DOUBLE_EQ(a.p75, b.p75);
+    EXPECT_EQ(a.max, b.max);
+  }
+  EXPECT_EQ(DescribeCounts({}).count, 0u);
 }
 
 TEST(TemporalBreakdownTest, SplitsSpanIntoComputeNonComputeIdleAndExposedComm) {

@@ -34,10 +34,10 @@ const OpArgs* RecordedArgs(const RankTrace& t, uint32_t gpu_row) {
 std::vector<CommKernel> CommKernels(const RankTrace& t, const KernelClassifier& classifier) {
   const EventTable& e = t.events;
   std::vector<CommKernel> out;
+  RowClassifier classify(classifier, t);
   for (uint32_t i : t.links.gpu) {  // sorted by start
     if (e.kind[i] != EventKind::kKernel) continue;
-    std::string_view name = t.strings.Get(e.name[i]);
-    if (classifier.Classify(name, e.kind[i]) != KernelClass::kComm) continue;
+    if (classify(i) != KernelClass::kComm) continue;
     CommKernel k;
     k.row = i;
     if (const OpArgs* a = RecordedArgs(t, i)) {

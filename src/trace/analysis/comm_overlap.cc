@@ -6,18 +6,18 @@
 namespace vigil::trace {
 
 CommOverlap ComputeCommOverlap(const GpuView& v) {
-  std::vector<Span> comm, comp;
+  SpanUnion comm, comp;
   for (size_t i = 0; i < v.size(); ++i) {
-    if (v.cls[i] == KernelClass::kComm) comm.emplace_back(v.ts[i], v.end(i));
-    if (v.cls[i] == KernelClass::kCompute) comp.emplace_back(v.ts[i], v.end(i));
+    if (v.cls[i] == KernelClass::kComm) comm.Add(v.ts[i], v.end(i));
+    if (v.cls[i] == KernelClass::kCompute) comp.Add(v.ts[i], v.end(i));
   }
   CommOverlap r;
   if (comm.empty()) return r;
-  std::vector<Span> mcomm = MergeSpans(std::move(comm));
-  std::vector<Span> mcomp = MergeSpans(std::move(comp));
+  std::vector<Span> mcomm = std::move(comm).Take();
+  std::vector<Span> mcomp = std::move(comp).Take();
   r.comm_time = TotalLength(mcomm);
   r.has_comm = r.comm_time > 0;
-  r.overlapped = SweepMasks({mcomm, mcomp})[3];
+  r.overlapped = SweepMasks({&mcomm, &mcomp})[3];
   r.pct = r.comm_time > 0
               ? 100.0 * static_cast<double>(r.overlapped) / static_cast<double>(r.comm_time)
               : 0;

@@ -28,45 +28,23 @@ CriticalPath ComputeCriticalPath(const RankTrace& t, const KernelClassifier& cla
   const Links& l = t.links;
   CriticalPath out;
   // Threads that launch GPU work, and the streams.
-  std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> threads;
-  std::map<std::pair<int32_t, int64_t>, std::vector<uint32_t>> streams;
-  for (uint32_t i = 0; i < e.size(); ++i) {
-    EventKind k = e.kind[i];
-    if (k == EventKind::kCpuOp || k == EventKind::kRuntime || k == EventKind::kDriver) {
-      threads[{e.pid[i], e.tid[i]}].push_back(i);
-    } else if (IsGpuKind(k)) {
-      streams[{e.device[i], e.stream[i]}].push_back(i);
-    }
-  }
-  std::vector<EndTimeline> lines;
-  lines.reserve(threads.size() + streams.size() + 1);
-  for (auto& [key, rows] : threads) lines.push_back(BuildEndTimeline(e, std::move(rows)));
-  for (auto& [key, rows] : streams) lines.push_back(BuildEndTimeline(e, std::move(rows)));
-  threads.clear();
-  streams.clear();
-  // Row -> its timeline, 4 bytes a row (a hash map of every row cost ~40).
-  std::vector<uint32_t> line_of(e.size(), kNoIndex);
-  for (uint32_t k = 0; k < lines.size(); ++k) {
-    for (uint32_t r : lines[k].rows) line_of[r] = k;
-  }
-  auto before = [&](uint32_t row, int64_t ts) {
-    return line_of[row] == kNoIndex ? kNoIndex : lines[line_of[row]].Before(ts, row);
-  };
+  const RankTimelines lines(e, [](uint32_t) { return true; });
+  auto before = [&](uint32_t row, int64_t ts) { return lines.Before(row, ts); };
   EndTimeline all_gpu = BuildEndTimeline(e, l.gpu);
   // Start: the GPU event that ends last, else the CPU event that ends last.
   uint32_t cur = all_gpu.rows.empty() ? kNoIndex : all_gpu.rows.back();
   if (cur == kNoIndex) {
-    for (const EndTimeline& tl : lines) {
-      if (!tl.rows.empty() && (cur == kNoIndex || tl.ends.back() > e.end(cur)))
+    for (const EndTimeline& tl : lines.lines()) {
+      if (!tl.rows.empty() && (cur == kNoIndex || tl.end(tl.rows.size() - 1) > e.end(cur)))
         cur = tl.rows.back();
     }
   }
   if (cur == kNoIndex) return out;
   out.end = e.end(cur);
   int64_t frontier = out.end;  // [frontier, end] is attributed
-  std::vector<uint8_t> visited(e.size(), 0);
+  std::vector<bool> visited(e.size(), false);
   while (cur != kNoIndex && !visited[cur] && out.rows.size() < max_nodes) {
-    visited[cur] = 1;
+    visited[cur] = true;
     out.rows.push_back(cur);
     int64_t top = std::min(frontier, e.end(cur));
     out.gaps += frontier - top;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace vigil::trace {
@@ -23,5 +24,9 @@ struct Describe {
 
 // Sorts a copy; an empty input gives count 0 and zeros.
 Describe DescribeValues(std::vector<double> values);
+
+// The same summary of integer values given as a histogram (value -> how many times), for long
+// series of few distinct values (queue lengths) that need not be kept.
+Describe DescribeCounts(const std::map<int64_t, uint64_t>& counts);
 
 }  // namespace vigil::trace

@@ -68,12 +68,12 @@ Efficiency AnalyzeEfficiency(const RankTrace& t, const GpuView& v) {
   for (size_t i = 0; i < v.size(); ++i) {
     if (!v.is_kernel[i] || v.cls[i] != KernelClass::kCompute) continue;
     out.compute_time += v.dur[i];
-    std::string_view name = t.strings.Get(v.name[i]);
+    std::string_view name = t.strings.Get(v.name_of(i));
     bool tc = IsTensorCoreKernel(name);
     if (tc) out.tensor_core_time += v.dur[i];
     if (IsGemmKernel(name)) {
       out.gemm_time += v.dur[i];
-      if (!tc) no_tc[v.name[i]] += v.dur[i];
+      if (!tc) no_tc[v.name_of(i)] += v.dur[i];
     }
     uint32_t ka = e.kargs[v.row[i]];
     if (ka == kNoIndex) continue;

@@ -35,6 +35,16 @@ void HtaRound(int64_t ts_ns, int64_t dur_ns, int64_t* ts_us, int64_t* dur_us) {
 
 }  // namespace
 
+void GpuView::Reserve(size_t n) {
+  ts.reserve(n);
+  dur.reserve(n);
+  cls.reserve(n);
+  launch_ts.reserve(n);
+  launch_dur.reserve(n);
+  row.reserve(n);
+  is_kernel.reserve(n);
+}
+
 HtaRows BuildHtaRows(const RankTrace& t) {
   const EventTable& e = t.events;
   HtaRows out;
@@ -86,24 +96,25 @@ HtaRows BuildHtaRows(const RankTrace& t) {
 GpuView BuildGpuView(const RankTrace& t, const AnalysisConfig& config) {
   const EventTable& e = t.events;
   GpuView v;
+  v.events = &e;
   auto add = [&](uint32_t row, int64_t ts, int64_t dur, int64_t lts, int64_t ldur,
                  KernelClass cls) {
     v.row.push_back(row);
     v.ts.push_back(ts);
     v.dur.push_back(dur);
-    v.stream.push_back(e.stream[row]);
-    v.name.push_back(e.name[row]);
     v.cls.push_back(cls);
     v.launch_ts.push_back(lts);
     v.launch_dur.push_back(ldur);
     v.is_kernel.push_back(IsGpuKind(e.kind[row]) ? 1 : 0);
   };
+  RowClassifier classify(config.classifier, t);
   if (!config.hta_compat) {
     v.unit_ns = 1;
+    v.Reserve(t.links.gpu.size());
     for (uint32_t i : t.links.gpu) {
       uint32_t l = t.links.launcher.empty() ? kNoIndex : t.links.launcher[i];
       add(i, e.ts[i], e.dur[i], l == kNoIndex ? kNoTime : e.ts[l], l == kNoIndex ? 0 : e.dur[l],
-          config.classifier.Classify(t.strings.Get(e.name[i]), e.kind[i]));
+          classify(i));
     }
     for (const Step& s : t.links.steps) v.kept_steps.push_back(s.number);
     return v;
@@ -126,6 +137,7 @@ GpuView BuildGpuView(const RankTrace& t, const AnalysisConfig& config) {
   }
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return rows.ts[a] < rows.ts[b]; });
+  v.Reserve(order.size());
   for (size_t k : order) {
     uint32_t i = rows.row[k];
     int64_t lts = kNoTime, ldur = 0;
@@ -137,9 +149,7 @@ GpuView BuildGpuView(const RankTrace& t, const AnalysisConfig& config) {
         ldur = rows.dur[kp->second];
       }
     }
-    KernelClass cls = e.kind[i] == EventKind::kCudaSync
-                          ? KernelClass::kOther
-                          : config.classifier.Classify(t.strings.Get(e.name[i]), e.kind[i]);
+    KernelClass cls = e.kind[i] == EventKind::kCudaSync ? KernelClass::kOther : classify(i);
     add(i, rows.ts[k], rows.dur[k], lts, ldur, cls);
   }
   for (size_t k = 0; k < rows.row.size(); ++k) {

@@ -3,7 +3,7 @@
 // memcpy and memset of the trace, nanosecond times, our classifier. In HTA-compatible mode: the
 // exact rows Holistic Trace Analysis keeps (its step dropping and correlation filter, rows with a
 // "stream" argument), rounded to integer microseconds the way HTA rounds them.
-// Owner: trace. Built once per rank; read-only afterwards.
+// Rows are sorted by start time (ts). Owner: trace. Built once per rank; read-only afterwards.
 #pragma once
 
 #include <cstdint>
@@ -17,11 +17,10 @@ namespace vigil::trace {
 inline constexpr int64_t kNoTime = INT64_MIN;
 
 struct GpuView {
-  int64_t unit_ns = 1;  // 1 (ns) by default, 1000 in HTA mode (integer us)
+  int64_t unit_ns = 1;                 // 1 (ns) by default, 1000 in HTA mode (integer us)
+  const EventTable* events = nullptr;  // the rank's table, which `row` indexes
   std::vector<int64_t> ts;
   std::vector<int64_t> dur;
-  std::vector<int64_t> stream;
-  std::vector<uint32_t> name;
   std::vector<KernelClass> cls;
   std::vector<int64_t> launch_ts;   // start of the launching runtime call, kNoTime if none
   std::vector<int64_t> launch_dur;  // its duration
@@ -34,6 +33,10 @@ struct GpuView {
   bool steps_dropped = false;       // HTA dropped the last step
   size_t size() const { return ts.size(); }
   int64_t end(size_t i) const { return ts[i] + dur[i]; }
+  // Read through `row` rather than copied: the view is held through every analysis.
+  uint32_t name_of(size_t i) const { return events->name[row[i]]; }
+  int64_t stream_of(size_t i) const { return events->stream[row[i]]; }
+  void Reserve(size_t n);  // exactly: every analysis holds the view, so no growth slack
 };
 
 // HTA's per-row view of the whole trace (only used with hta_compat).

@@ -24,7 +24,7 @@ void Add(IdleStats* s, int64_t gap) {
 IdleBreakdown ComputeIdleBreakdown(const GpuView& v, int64_t threshold, bool hta) {
   std::map<int64_t, std::vector<size_t>> by_stream;
   for (size_t i = 0; i < v.size(); ++i) {
-    if (v.is_kernel[i]) by_stream[v.stream[i]].push_back(i);
+    if (v.is_kernel[i]) by_stream[v.stream_of(i)].push_back(i);
   }
   IdleBreakdown out;
   for (auto& [stream, idx] : by_stream) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -34,26 +35,61 @@ inline int64_t TotalLength(const std::vector<Span>& merged) {
   return sum;
 }
 
-// Time covered by each mask of classes: `merged[c]` are the merged spans of class c (bit 1<<c).
-// Returns a vector indexed by mask (size 1 << classes).
-inline std::vector<int64_t> SweepMasks(const std::vector<std::vector<Span>>& merged) {
-  std::vector<std::pair<int64_t, int>> points;  // (time, +bit or -bit)
-  for (size_t c = 0; c < merged.size(); ++c) {
-    int bit = 1 << c;
-    for (const Span& s : merged[c]) {
-      points.emplace_back(s.first, bit);
-      points.emplace_back(s.second, -bit);
+// The union of spans, merged as they are added: no copy and no sort when they come sorted by
+// start (GpuView rows do, and so do subsets of them); out-of-order input is still right and pays
+// one MergeSpans at the end.
+class SpanUnion {
+ public:
+  void Add(int64_t start, int64_t end) {
+    if (!spans_.empty() && start >= spans_.back().first) {
+      if (start <= spans_.back().second) {
+        spans_.back().second = std::max(spans_.back().second, end);
+        return;
+      }
+    } else if (!spans_.empty()) {
+      sorted_ = false;
     }
+    spans_.emplace_back(start, end);
   }
-  std::sort(points.begin(), points.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<int64_t> out(size_t{1} << merged.size(), 0);
-  int running = 0;
-  for (size_t i = 0; i < points.size(); ++i) {
-    running += points[i].second;
-    if (i + 1 < points.size() && running > 0) {
-      out[static_cast<size_t>(running)] += points[i + 1].first - points[i].first;
+  bool empty() const { return spans_.empty(); }
+  // The merged spans, as MergeSpans returns them.
+  std::vector<Span> Take() && {
+    return sorted_ ? std::move(spans_) : MergeSpans(std::move(spans_));
+  }
+
+ private:
+  std::vector<Span> spans_;
+  bool sorted_ = true;
+};
+
+// Time covered by each mask of classes: `*classes[c]` are the merged spans of class c (bit 1<<c).
+// Returns a vector indexed by mask (size 1 << classes). A k-way walk over the span boundaries:
+// no copy of them, since the merged lists are each sorted and disjoint.
+inline std::vector<int64_t> SweepMasks(std::initializer_list<const std::vector<Span>*> classes) {
+  const std::vector<const std::vector<Span>*> lists(classes);
+  auto merged = [&](size_t c) -> const std::vector<Span>& { return *lists[c]; };
+  const size_t n = lists.size();
+  std::vector<int64_t> out(size_t{1} << n, 0);
+  // Boundary b of class c: start of span b/2 when b is even, its end when odd.
+  std::vector<size_t> next(n, 0);
+  auto time_of = [&](size_t c) {
+    const Span& s = merged(c)[next[c] / 2];
+    return next[c] % 2 == 0 ? s.first : s.second;
+  };
+  auto earliest = [&]() {
+    size_t best = n;
+    for (size_t c = 0; c < n; ++c) {
+      if (next[c] / 2 < merged(c).size() && (best == n || time_of(c) < time_of(best))) best = c;
     }
+    return best;
+  };
+  int running = 0;
+  for (size_t c = earliest(); c < n;) {
+    const int64_t t = time_of(c);
+    running += next[c] % 2 == 0 ? (1 << c) : -(1 << c);
+    ++next[c];
+    c = earliest();
+    if (c < n && running > 0) out[static_cast<size_t>(running)] += time_of(c) - t;
   }
   return out;
 }

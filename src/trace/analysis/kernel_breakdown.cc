@@ -56,17 +56,17 @@ double Quantile(const std::vector<double>& sorted, double q) {
 KernelBreakdown ComputeKernelBreakdown(const GpuView& v, const StringTable& strings,
                                        int top_kernels, double duration_ratio) {
   KernelBreakdown out;
-  std::vector<std::vector<Span>> spans(3);
+  SpanUnion unions[3];
   std::unordered_map<uint64_t, size_t> index;  // (name, class) -> kernels
-  std::vector<std::vector<int64_t>> durations;
+  std::vector<Acc> durations;                  // per kernel
   for (size_t i = 0; i < v.size(); ++i) {
     size_t c = static_cast<size_t>(v.cls[i]);
-    if (c < 3) spans[c].emplace_back(v.ts[i], v.end(i));
-    uint64_t key = (static_cast<uint64_t>(v.name[i]) << 2) | c;
+    if (c < 3) unions[c].Add(v.ts[i], v.end(i));
+    uint64_t key = (static_cast<uint64_t>(v.name_of(i)) << 2) | c;
     auto [it, inserted] = index.emplace(key, out.kernels.size());
     if (inserted) {
       KernelStat s;
-      s.name = v.name[i];
+      s.name = v.name_of(i);
       s.cls = v.cls[i];
       s.min = v.dur[i];
       s.max = v.dur[i];
@@ -78,20 +78,20 @@ KernelBreakdown ComputeKernelBreakdown(const GpuView& v, const StringTable& stri
     s.sum += v.dur[i];
     s.min = std::min(s.min, v.dur[i]);
     s.max = std::max(s.max, v.dur[i]);
-    durations[it->second].push_back(v.dur[i]);
+    durations[it->second].Add(static_cast<double>(v.dur[i]));
   }
   for (size_t k = 0; k < out.kernels.size(); ++k) {
-    Acc a;
-    for (int64_t d : durations[k]) a.Add(static_cast<double>(d));
-    out.kernels[k].mean = a.Mean();
-    out.kernels[k].stddev = a.Std();
+    out.kernels[k].mean = durations[k].Mean();
+    out.kernels[k].stddev = durations[k].Std();
   }
+  durations = {};
   std::sort(out.kernels.begin(), out.kernels.end(), [&](const KernelStat& a, const KernelStat& b) {
     return a.sum != b.sum ? a.sum > b.sum : strings.Get(a.name) < strings.Get(b.name);
   });
   // Time by class combination.
-  for (auto& s : spans) s = MergeSpans(std::move(s));
-  std::vector<int64_t> masks = SweepMasks(spans);
+  std::vector<std::vector<Span>> spans;
+  for (SpanUnion& u : unions) spans.push_back(std::move(u).Take());
+  std::vector<int64_t> masks = SweepMasks({&spans[0], &spans[1], &spans[2]});
   int64_t total = 0;
   for (size_t m = 1; m < masks.size(); ++m) {
     if (masks[m] == 0 && spans[0].size() + spans[1].size() + spans[2].size() == 0) continue;

@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "base/status.h"
@@ -45,6 +46,26 @@ class KernelClassifier {
  private:
   bool hta_ = false;
   std::vector<Rule> rules_;
+};
+
+// Classify() of a trace's rows, remembered per (name, kind): tens of thousands of kernels share a
+// few hundred names, some hundreds of characters long. One per trace and thread.
+class RowClassifier {
+ public:
+  RowClassifier(const KernelClassifier& classifier, const RankTrace& trace)
+      : classifier_(classifier), trace_(trace) {}
+  KernelClass operator()(uint32_t row) {
+    const EventTable& e = trace_.events;
+    const uint64_t key = uint64_t{e.name[row]} << 8 | static_cast<uint8_t>(e.kind[row]);
+    auto [it, inserted] = memo_.try_emplace(key, KernelClass::kOther);
+    if (inserted) it->second = classifier_.Classify(trace_.strings.Get(e.name[row]), e.kind[row]);
+    return it->second;
+  }
+
+ private:
+  const KernelClassifier& classifier_;
+  const RankTrace& trace_;
+  std::unordered_map<uint64_t, KernelClass> memo_;
 };
 
 }  // namespace vigil::trace

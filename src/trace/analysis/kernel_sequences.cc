@@ -11,7 +11,7 @@ std::vector<KernelSequence> FindKernelSequences(const GpuView& v, uint64_t min_c
                                                 size_t max_results) {
   std::map<int64_t, std::vector<size_t>> by_stream;
   for (size_t i = 0; i < v.size(); ++i) {
-    if (v.is_kernel[i] && v.cls[i] == KernelClass::kCompute) by_stream[v.stream[i]].push_back(i);
+    if (v.is_kernel[i] && v.cls[i] == KernelClass::kCompute) by_stream[v.stream_of(i)].push_back(i);
   }
   struct Acc {
     KernelSequence seq;
@@ -24,10 +24,10 @@ std::vector<KernelSequence> FindKernelSequences(const GpuView& v, uint64_t min_c
     for (size_t len = 2; len <= 6; ++len) {
       for (size_t p = 0; p + len <= idx.size(); ++p) {
         uint64_t h = 1469598103934665603ULL ^ len;
-        for (size_t k = 0; k < len; ++k) h = (h ^ v.name[idx[p + k]]) * 1099511628211ULL;
+        for (size_t k = 0; k < len; ++k) h = (h ^ v.name_of(idx[p + k])) * 1099511628211ULL;
         Acc& a = acc[h];
         if (a.seq.count == 0) {
-          for (size_t k = 0; k < len; ++k) a.seq.names.push_back(v.name[idx[p + k]]);
+          for (size_t k = 0; k < len; ++k) a.seq.names.push_back(v.name_of(idx[p + k]));
           a.seq.first = idx[p];
           a.stream = stream;
         } else if (a.stream == stream && p < a.last_end_pos) {

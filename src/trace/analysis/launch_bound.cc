@@ -11,7 +11,7 @@ LaunchBoundAnalysis AnalyzeLaunchBound(const GpuView& v, int64_t max_kernel, uin
   std::map<int64_t, std::vector<size_t>> by_stream;
   for (size_t i = 0; i < v.size(); ++i) {
     if (!v.is_kernel[i]) continue;
-    by_stream[v.stream[i]].push_back(i);
+    by_stream[v.stream_of(i)].push_back(i);
     if (v.launch_ts[i] == kNoTime) continue;
     ++out.kernels;
     if (v.dur[i] < v.launch_dur[i]) {

@@ -16,46 +16,62 @@ struct Pair {
   uint32_t launch_row, gpu_row;
 };
 
-double Median(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  double pos = q * static_cast<double>(v.size() - 1);
+// numpy's linear percentile of sorted values.
+double Percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  double pos = q * static_cast<double>(sorted.size() - 1);
   size_t lo = static_cast<size_t>(pos);
-  size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+  size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
-void Summarise(const std::vector<Pair>& pairs, double runtime_cutoff, double delay_cutoff,
-               LaunchStats* s) {
-  std::vector<double> delays;
-  delays.reserve(pairs.size());
-  for (const Pair& p : pairs) {
+// Launches summarised as they come: only the delays are kept (for the percentiles, 8 bytes a
+// launch) and the ten worst launches.
+class LaunchSummary {
+ public:
+  LaunchSummary(double runtime_cutoff, double delay_cutoff, size_t expected)
+      : runtime_cutoff_(runtime_cutoff), delay_cutoff_(delay_cutoff) {
+    delays_.reserve(expected);
+  }
+
+  void Add(const Pair& p, LaunchStats* s) {
     ++s->n;
-    if (p.cpu <= runtime_cutoff && p.gpu < p.cpu) ++s->short_kernels;
-    if (p.cpu > runtime_cutoff) ++s->runtime_outliers;
-    if (p.delay > delay_cutoff) ++s->delay_outliers;
+    if (p.cpu <= runtime_cutoff_ && p.gpu < p.cpu) ++s->short_kernels;
+    if (p.cpu > runtime_cutoff_) ++s->runtime_outliers;
+    if (p.delay > delay_cutoff_) ++s->delay_outliers;
     s->cpu_sum += p.cpu;
     s->gpu_sum += p.gpu;
-    delays.push_back(p.delay);
+    delays_.push_back(p.delay);
+    // Worst first; among equal delays the earlier launch.
+    if (worst_.size() < kWorst || p.delay > worst_.back().delay) {
+      auto at = std::upper_bound(worst_.begin(), worst_.end(), p.delay,
+                                 [](double d, const Pair& w) { return d > w.delay; });
+      worst_.insert(at, p);
+      if (worst_.size() > kWorst) worst_.pop_back();
+    }
   }
-  if (!delays.empty()) {
-    s->has_delay = true;
-    double sum = 0;
-    for (double d : delays) sum += d;
-    s->delay_mean = sum / static_cast<double>(delays.size());
-    s->delay_p50 = Median(delays, 0.5);
-    s->delay_p95 = Median(delays, 0.95);
+
+  void Finish(LaunchStats* s) {
+    if (!delays_.empty()) {
+      s->has_delay = true;
+      double sum = 0;
+      for (double d : delays_) sum += d;
+      s->delay_mean = sum / static_cast<double>(delays_.size());
+      std::sort(delays_.begin(), delays_.end());
+      s->delay_p50 = Percentile(delays_, 0.5);
+      s->delay_p95 = Percentile(delays_, 0.95);
+    }
+    for (const Pair& p : worst_) {
+      s->worst_delays.push_back({p.launch_row, p.gpu_row, static_cast<int64_t>(p.delay)});
+    }
   }
-  std::vector<size_t> order(pairs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  size_t keep = std::min<size_t>(10, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(keep), order.end(),
-                    [&](size_t a, size_t b) { return pairs[a].delay > pairs[b].delay; });
-  for (size_t k = 0; k < keep; ++k) {
-    const Pair& p = pairs[order[k]];
-    s->worst_delays.push_back({p.launch_row, p.gpu_row, static_cast<int64_t>(p.delay)});
-  }
-}
+
+ private:
+  static constexpr size_t kWorst = 10;
+  double runtime_cutoff_, delay_cutoff_;
+  std::vector<double> delays_;
+  std::vector<Pair> worst_;
+};
 
 }  // namespace
 
@@ -63,7 +79,8 @@ LaunchStats ComputeLaunchStats(const RankTrace& t, const AnalysisConfig& config)
   const EventTable& e = t.events;
   LaunchStats s;
   s.unit_ns = 1;
-  std::vector<Pair> pairs;
+  LaunchSummary summary(static_cast<double>(config.runtime_cutoff_ns),
+                        static_cast<double>(config.launch_delay_cutoff_ns), t.links.gpu.size());
   std::unordered_set<uint32_t> graph_seen;
   for (uint32_t i : t.links.gpu) {
     uint32_t l = t.links.launcher[i];
@@ -81,10 +98,9 @@ LaunchStats ComputeLaunchStats(const RankTrace& t, const AnalysisConfig& config)
     double cpu = static_cast<double>(e.dur[l]);
     double gpu = static_cast<double>(e.dur[i]);
     double delay = static_cast<double>(e.ts[i] - e.end(l));
-    pairs.push_back({cpu, gpu, delay, l, i});
+    summary.Add({cpu, gpu, delay, l, i}, &s);
   }
-  Summarise(pairs, static_cast<double>(config.runtime_cutoff_ns),
-            static_cast<double>(config.launch_delay_cutoff_ns), &s);
+  summary.Finish(&s);
   return s;
 }
 
@@ -106,7 +122,8 @@ LaunchStats ComputeLaunchStatsHta(const RankTrace& t, const HtaRows& rows,
     uint32_t i = rows.row[k];
     if (e.stream[i] == -1 && corr.count(e.correlation[i]) != 0) cpu[e.correlation[i]].push_back(k);
   }
-  std::vector<Pair> pairs;
+  LaunchSummary summary(static_cast<double>(config.runtime_cutoff_ns) / 1000.0,
+                        static_cast<double>(config.launch_delay_cutoff_ns) / 1000.0, 0);
   for (size_t k = 0; k < rows.row.size(); ++k) {
     uint32_t i = rows.row[k];
     if (e.stream[i] == -1 || corr.count(e.correlation[i]) == 0) continue;
@@ -116,12 +133,11 @@ LaunchStats ComputeLaunchStatsHta(const RankTrace& t, const HtaRows& rows,
       double cts = static_cast<double>(rows.ts[c]);
       double cdur = static_cast<double>(rows.dur[c]);
       double delay = static_cast<double>(rows.ts[k]) - (cts + cdur);
-      pairs.push_back({cdur, static_cast<double>(rows.dur[k]), delay, rows.row[c], i});
+      summary.Add({cdur, static_cast<double>(rows.dur[k]), delay, rows.row[c], i}, &s);
       ++s.by_api[std::string(t.strings.Get(e.name[rows.row[c]]))];
     }
   }
-  Summarise(pairs, static_cast<double>(config.runtime_cutoff_ns) / 1000.0,
-            static_cast<double>(config.launch_delay_cutoff_ns) / 1000.0, &s);
+  summary.Finish(&s);
   return s;
 }
 

@@ -7,22 +7,28 @@
 namespace vigil::trace {
 
 std::vector<DeviceMemory> AnalyzeMemoryTimeline(const RankTrace& t, size_t max_points) {
-  std::map<std::pair<int32_t, int32_t>, std::vector<const MemoryEvent*>> by_device;
-  for (const MemoryEvent& m : t.memory) by_device[{m.device_type, m.device_id}].push_back(&m);
+  std::map<std::pair<int32_t, int32_t>, std::vector<uint32_t>> by_device;  // rows of t.memory
+  for (uint32_t i = 0; i < t.memory.size(); ++i) {
+    const MemoryEvent m = t.memory[i];
+    by_device[{m.device_type, m.device_id}].push_back(i);
+  }
   std::vector<DeviceMemory> out;
-  for (auto& [key, evs] : by_device) {
-    std::stable_sort(evs.begin(), evs.end(),
-                     [](const MemoryEvent* a, const MemoryEvent* b) { return a->ts < b->ts; });
+  for (auto& [key, rows] : by_device) {
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](uint32_t a, uint32_t b) { return t.memory.ts(a) < t.memory.ts(b); });
+    const std::vector<uint32_t>& evs = rows;  // this device's events in time order
+    auto at = [&](size_t k) { return t.memory[evs[k]]; };
     DeviceMemory d;
     d.device_type = key.first;
     d.device_id = key.second;
     d.events = evs.size();
-    for (const MemoryEvent* m : evs) {
-      if (m->total_allocated > d.peak_allocated) {
-        d.peak_allocated = m->total_allocated;
-        d.peak_ts = m->ts;
+    for (size_t k = 0; k < evs.size(); ++k) {
+      const MemoryEvent m = at(k);
+      if (m.total_allocated > d.peak_allocated) {
+        d.peak_allocated = m.total_allocated;
+        d.peak_ts = m.ts;
       }
-      d.peak_reserved = std::max(d.peak_reserved, m->total_reserved);
+      d.peak_reserved = std::max(d.peak_reserved, m.total_reserved);
     }
     if (d.device_type == 1) {
       for (const DeviceProps& p : t.meta.devices) {
@@ -35,10 +41,11 @@ std::vector<DeviceMemory> AnalyzeMemoryTimeline(const RankTrace& t, size_t max_p
     }
     size_t window = std::max<size_t>(1, (evs.size() + max_points - 1) / max_points);
     for (size_t k = 0; k < evs.size(); k += window) {
-      MemoryPoint p{evs[k]->ts, 0, 0};
+      MemoryPoint p{at(k).ts, 0, 0};
       for (size_t j = k; j < std::min(evs.size(), k + window); ++j) {
-        p.allocated = std::max(p.allocated, evs[j]->total_allocated);
-        p.reserved = std::max(p.reserved, evs[j]->total_reserved);
+        const MemoryEvent m = at(j);
+        p.allocated = std::max(p.allocated, m.total_allocated);
+        p.reserved = std::max(p.reserved, m.total_reserved);
       }
       d.points.push_back(p);
     }

@@ -18,42 +18,21 @@ struct RankGraph {
   int64_t offset = 0;  // added to this rank's times to align them
   bool windowed = false;
   int64_t from = 0, to = 0;  // the step, in this rank's clock
-  std::vector<EndTimeline> lines;
-  std::vector<uint32_t> line_of;  // per row: index into lines, or kNoIndex
+  RankTimelines lines;
   EndTimeline all_gpu;
-  std::vector<uint8_t> visited;
+  std::vector<bool> visited;
 
   // Only the window's rows: the walk never leaves it, and all ranks' graphs are held at once.
   void Build() {
     const RankTrace& trace = *t;
     const EventTable& e = trace.events;
-    std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> threads;
-    std::map<std::pair<int32_t, int64_t>, std::vector<uint32_t>> streams;
-    for (uint32_t i = 0; i < e.size(); ++i) {
-      EventKind k = e.kind[i];
-      if ((IsGpuKind(k) || k == EventKind::kCpuOp || k == EventKind::kRuntime ||
-           k == EventKind::kDriver) &&
-          !InWindow(i)) {
-        continue;
-      }
-      if (k == EventKind::kCpuOp || k == EventKind::kRuntime || k == EventKind::kDriver) {
-        threads[{e.pid[i], e.tid[i]}].push_back(i);
-      } else if (IsGpuKind(k)) {
-        streams[{e.device[i], e.stream[i]}].push_back(i);
-      }
-    }
-    line_of.assign(e.size(), kNoIndex);
-    for (auto& [key, rows] : threads) lines.push_back(BuildEndTimeline(e, std::move(rows)));
-    for (auto& [key, rows] : streams) lines.push_back(BuildEndTimeline(e, std::move(rows)));
-    for (uint32_t l = 0; l < lines.size(); ++l) {
-      for (uint32_t r : lines[l].rows) line_of[r] = l;
-    }
+    lines = RankTimelines(e, [&](uint32_t i) { return InWindow(i); });
     std::vector<uint32_t> gpu;
     for (uint32_t i : trace.links.gpu) {
       if (InWindow(i)) gpu.push_back(i);
     }
     all_gpu = BuildEndTimeline(e, std::move(gpu));
-    visited.assign(e.size(), 0);
+    visited.assign(e.size(), false);
   }
   // CPU work that started in the step, and the GPU work it launched.
   bool InWindow(uint32_t row) const {
@@ -64,8 +43,7 @@ struct RankGraph {
     return ts >= from && ts <= to;
   }
   uint32_t Before(uint32_t row, int64_t time) const {
-    uint32_t l = line_of[row];
-    return l == kNoIndex ? kNoIndex : lines[l].Before(time, row);
+    return InWindow(row) ? lines.Before(row, time) : kNoIndex;
   }
   int64_t Ts(uint32_t row) const { return t->events.ts[row] + offset; }
   int64_t End(uint32_t row) const { return t->events.end(row) + offset; }
@@ -175,7 +153,7 @@ MultiRankCriticalPath ComputeMultiRankCriticalPath(const std::vector<const RankT
   for (bool gpu : {true, false}) {
     if (cur != kNoIndex) break;
     for (uint32_t r = 0; r < g.size(); ++r) {
-      for (const EndTimeline& tl : g[r].lines) {
+      for (const EndTimeline& tl : g[r].lines.lines()) {
         if (tl.rows.empty() || IsGpuKind(ranks[r]->events.kind[tl.rows.front()]) != gpu) continue;
         uint32_t last = tl.rows.back();  // timelines hold the window's rows, sorted by end
         if (g[r].End(last) > best) {
@@ -206,7 +184,7 @@ MultiRankCriticalPath ComputeMultiRankCriticalPath(const std::vector<const RankT
     RankGraph& rg = g[ri];
     const RankTrace& t = *rg.t;
     const EventTable& e = t.events;
-    rg.visited[cur] = 1;
+    rg.visited[cur] = true;
     int64_t top = std::min(frontier, rg.End(cur));
     if (frontier > top) {
       PathCategory gap = via_launch ? PathCategory::kLaunch : PathCategory::kIdle;
@@ -245,7 +223,7 @@ MultiRankCriticalPath ComputeMultiRankCriticalPath(const std::vector<const RankT
           frontier = arrival;
           ri = last_m->rank_index;
           cur = last_m->row;
-          g[ri].visited[cur] = 1;
+          g[ri].visited[cur] = true;
         } else {
           add(ri, cur, std::min(mine, top), top, cat);
           frontier = std::min(top, mine);

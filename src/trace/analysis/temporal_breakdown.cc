@@ -1,52 +1,49 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trace/analysis/temporal_breakdown.h"
 
+#include <algorithm>
+#include <climits>
+
 #include "trace/analysis/intervals.h"
 
 namespace vigil::trace {
 
 TemporalBreakdown ComputeTemporalBreakdown(const GpuView& v, const std::vector<size_t>* subset) {
   TemporalBreakdown r;
-  std::vector<Span> all, comp, comm, mem;
+  // One union per class (KernelClass order); their sweep gives the union of all, so no
+  // separate list of every span is kept.
+  SpanUnion unions[4];
+  int64_t first = INT64_MAX, last = INT64_MIN;
   auto visit = [&](size_t i) {
-    Span s{v.ts[i], v.end(i)};
-    all.push_back(s);
-    switch (v.cls[i]) {
-      case KernelClass::kCompute:
-        comp.push_back(s);
-        break;
-      case KernelClass::kComm:
-        comm.push_back(s);
-        break;
-      case KernelClass::kMemory:
-        mem.push_back(s);
-        break;
-      case KernelClass::kOther:
-        break;
-    }
+    const int64_t start = v.ts[i], end = v.end(i);
+    first = std::min(first, start);
+    last = std::max(last, end);
+    unions[static_cast<size_t>(v.cls[i]) & 3].Add(start, end);
   };
   if (subset != nullptr) {
     for (size_t i : *subset) visit(i);
   } else {
     for (size_t i = 0; i < v.size(); ++i) visit(i);
   }
-  if (all.empty()) return r;
-  std::vector<Span> merged = MergeSpans(std::move(all));
+  if (first == INT64_MAX) return r;
+  std::vector<Span> comp = std::move(unions[0]).Take(), comm = std::move(unions[1]).Take(),
+                    mem = std::move(unions[2]).Take(), other = std::move(unions[3]).Take();
+  const std::vector<int64_t> masks = SweepMasks({&comp, &comm, &mem, &other});
+  int64_t busy = 0, exposed_comm = 0, exposed_memory = 0;
+  for (size_t m = 1; m < masks.size(); ++m) {
+    busy += masks[m];
+    if ((m & 1) == 0 && (m & 2) != 0) exposed_comm += masks[m];    // comm, no compute
+    if ((m & 1) == 0 && (m & 4) != 0) exposed_memory += masks[m];  // memory, no compute
+  }
   r.valid = true;
-  r.kernel_time = merged.back().second - merged.front().first;
-  r.idle = r.kernel_time - TotalLength(merged);
-  std::vector<Span> mcomp = MergeSpans(std::move(comp));
-  std::vector<Span> mcomm = MergeSpans(std::move(comm));
-  std::vector<Span> mmem = MergeSpans(std::move(mem));
-  r.compute = TotalLength(mcomp);
+  r.kernel_time = last - first;
+  r.idle = r.kernel_time - busy;
+  r.compute = TotalLength(comp);
   r.non_compute = r.kernel_time - r.compute - r.idle;
-  r.comm = TotalLength(mcomm);
-  r.memory = TotalLength(mmem);
-  // Exposed: covered by the class but not by computation (mask without bit 0).
-  std::vector<int64_t> cm = SweepMasks({mcomp, mcomm});
-  r.exposed_comm = cm[2];
-  std::vector<int64_t> mm = SweepMasks({mcomp, mmem});
-  r.exposed_memory = mm[2];
+  r.comm = TotalLength(comm);
+  r.memory = TotalLength(mem);
+  r.exposed_comm = exposed_comm;
+  r.exposed_memory = exposed_memory;
   return r;
 }
 

@@ -25,7 +25,7 @@ void RuleExposedCommunication(const Report& report, const InsightThresholds& th,
     for (const KernelStat& k : r.kernels.kernels) {
       if (k.cls != KernelClass::kComm) continue;
       for (size_t i = 0; i < r.view.size(); ++i) {
-        if (r.view.name[i] == k.name) {
+        if (r.view.name_of(i) == k.name) {
           in.evidence.push_back(RowEvidence(r, "collective kernel", r.view.row[i],
                                             static_cast<double>(k.sum * r.unit_ns)));
           break;

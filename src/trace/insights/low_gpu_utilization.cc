@@ -14,14 +14,24 @@ void RuleLowGpuUtilization(const Report& report, const InsightThresholds& th,
     if (!r.temporal.valid || r.temporal.kernel_time <= 0) continue;
     double busy = 100.0 - r.temporal.Pct(r.temporal.idle);
     if (busy >= th.low_utilization_busy_pct) continue;
-    std::vector<Span> spans;
-    for (size_t i = 0; i < r.view.size(); ++i) spans.emplace_back(r.view.ts[i], r.view.end(i));
-    std::vector<Span> merged = MergeSpans(std::move(spans));
+    // The five longest gaps between busy spans (the view is sorted by start), longest first and
+    // the earlier among equals, found in one pass without copying the spans.
+    constexpr size_t kGaps = 5;
     std::vector<Span> gaps;
-    for (size_t k = 1; k < merged.size(); ++k)
-      gaps.emplace_back(merged[k - 1].second, merged[k].first);
-    std::sort(gaps.begin(), gaps.end(),
-              [](const Span& a, const Span& b) { return a.second - a.first > b.second - b.first; });
+    auto longer = [](const Span& a, const Span& b) {
+      return a.second - a.first > b.second - b.first;
+    };
+    int64_t busy_end = r.view.size() > 0 ? r.view.end(0) : 0;
+    for (size_t i = 1; i < r.view.size(); ++i) {
+      if (r.view.ts[i] > busy_end) {
+        const Span gap{busy_end, r.view.ts[i]};
+        if (gaps.size() < kGaps || longer(gap, gaps.back())) {
+          gaps.insert(std::upper_bound(gaps.begin(), gaps.end(), gap, longer), gap);
+          if (gaps.size() > kGaps) gaps.pop_back();
+        }
+      }
+      busy_end = std::max(busy_end, r.view.end(i));
+    }
     Insight in;
     in.id = "low_gpu_utilization";
     in.severity = busy < th.low_utilization_busy_pct / 2 ? Severity::kCritical : Severity::kWarning;
@@ -38,7 +48,7 @@ void RuleLowGpuUtilization(const Report& report, const InsightThresholds& th,
         std::to_string(static_cast<int>(Pct(static_cast<double>(r.idle.kernel_wait), idle_sum))) +
         "%, other " +
         std::to_string(static_cast<int>(Pct(static_cast<double>(r.idle.other), idle_sum))) + "%.";
-    for (size_t k = 0; k < std::min<size_t>(5, gaps.size()); ++k) {
+    for (size_t k = 0; k < gaps.size(); ++k) {
       Evidence e;
       e.what = "idle gap";
       e.name = "GPU idle";

@@ -22,7 +22,7 @@ void RuleNoTensorCores(const Report& report, const InsightThresholds& th,
     if (e.top_gemm_no_tc != kNoIndex) {
       // The first kernel with that name as the pointer into the trace.
       for (size_t i = 0; i < r.view.size(); ++i) {
-        if (r.view.name[i] == e.top_gemm_no_tc) {
+        if (r.view.name_of(i) == e.top_gemm_no_tc) {
           in.evidence.push_back(RowEvidence(r, "kernel", r.view.row[i],
                                             static_cast<double>(e.gemm_no_tc_time * r.unit_ns)));
           break;

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
-#include <unordered_map>
+#include <tuple>
 
 namespace vigil::trace {
 
@@ -35,8 +35,9 @@ namespace {
 void BuildTree(RankTrace* t) {
   const EventTable& e = t->events;
   Links& l = t->links;
-  l.parent.assign(e.size(), kNoIndex);
+  std::vector<uint32_t> parent(e.size(), kNoIndex);
   std::vector<uint32_t> cpu;
+  cpu.reserve(static_cast<size_t>(std::count_if(e.kind.begin(), e.kind.end(), IsCpuSideKind)));
   for (uint32_t i = 0; i < e.size(); ++i) {
     if (IsCpuSideKind(e.kind[i])) cpu.push_back(i);
   }
@@ -57,9 +58,11 @@ void BuildTree(RankTrace* t) {
     while (!stack.empty() && e.end(stack.back()) <= e.ts[i]) stack.pop_back();
     // A child must end inside its parent; a partial overlap is not nesting.
     while (!stack.empty() && e.end(i) > e.end(stack.back())) stack.pop_back();
-    if (!stack.empty()) l.parent[i] = stack.back();
+    if (!stack.empty()) parent[i] = stack.back();
     stack.push_back(i);
   }
+  cpu = {};
+  l.parent = IndexColumn::FromValues(parent);
 }
 
 }  // namespace
@@ -68,18 +71,18 @@ void LinkTrace(RankTrace* t) {
   const EventTable& e = t->events;
   Links& l = t->links;
   l = Links();
-  l.launcher.assign(e.size(), kNoIndex);
-  std::unordered_map<int64_t, uint32_t> by_corr;
-  by_corr.reserve(e.size() / 4 + 16);
+  // Runtime and driver rows by correlation, the runtime call first when both have it (it wins
+  // over the driver call), then in row order: 4 bytes a call where a hash map costs ~40.
+  std::vector<uint32_t> calls;
+  calls.reserve(static_cast<size_t>(std::count_if(e.kind.begin(), e.kind.end(), [](EventKind k) {
+    return k == EventKind::kRuntime || k == EventKind::kDriver;
+  })));
+  l.gpu.reserve(static_cast<size_t>(std::count_if(e.kind.begin(), e.kind.end(), IsGpuKind)));
   bool hip = false, cuda = false;
   for (uint32_t i = 0; i < e.size(); ++i) {
     EventKind k = e.kind[i];
     if ((k == EventKind::kRuntime || k == EventKind::kDriver) && e.correlation[i] >= 0) {
-      // The runtime call wins over a driver call with the same correlation.
-      auto [it, inserted] = by_corr.emplace(e.correlation[i], i);
-      if (!inserted && k == EventKind::kRuntime && e.kind[it->second] == EventKind::kDriver) {
-        it->second = i;
-      }
+      calls.push_back(i);
       std::string_view n = t->strings.Get(e.name[i]);
       if (n.substr(0, 3) == "hip") hip = true;
       if (n.substr(0, 4) == "cuda") cuda = true;
@@ -87,18 +90,32 @@ void LinkTrace(RankTrace* t) {
     }
     if (IsGpuKind(k)) l.gpu.push_back(i);
   }
+  std::vector<int64_t> call_corr;  // their correlations, for the binary search
+  auto order = [&](uint32_t r) {
+    return std::make_tuple(e.correlation[r], e.kind[r] != EventKind::kRuntime, r);
+  };
+  std::sort(calls.begin(), calls.end(),
+            [&](uint32_t a, uint32_t b) { return order(a) < order(b); });
+  call_corr.reserve(calls.size());
+  for (uint32_t r : calls) call_corr.push_back(e.correlation[r]);
+  auto launcher_of = [&](int64_t corr) {
+    auto it = std::lower_bound(call_corr.begin(), call_corr.end(), corr);
+    return it != call_corr.end() && *it == corr ? calls[static_cast<size_t>(it - call_corr.begin())]
+                                                : kNoIndex;
+  };
   t->meta.runtime_family = hip ? "hip" : (cuda ? "cuda" : "");
   std::sort(l.gpu.begin(), l.gpu.end(),
             [&](uint32_t a, uint32_t b) { return e.ts[a] != e.ts[b] ? e.ts[a] < e.ts[b] : a < b; });
+  std::vector<uint32_t> launcher(e.size(), kNoIndex);
   std::vector<uint8_t> launched(e.size(), 0);
   std::map<std::pair<int32_t, int64_t>, size_t> stream_index;
   std::vector<int64_t> stream_last_end;
   for (uint32_t i : l.gpu) {
-    auto it = e.correlation[i] >= 0 ? by_corr.find(e.correlation[i]) : by_corr.end();
-    if (it != by_corr.end()) {
-      l.launcher[i] = it->second;
-      launched[it->second] = 1;
-      if (IsGraphLaunchName(t->strings.Get(e.name[it->second]))) ++l.graph_kernels;
+    const uint32_t call = e.correlation[i] >= 0 ? launcher_of(e.correlation[i]) : kNoIndex;
+    if (call != kNoIndex) {
+      launcher[i] = call;
+      launched[call] = 1;
+      if (IsGraphLaunchName(t->strings.Get(e.name[call]))) ++l.graph_kernels;
     } else {
       ++t->quality.gpu_without_launch;
     }
@@ -122,6 +139,10 @@ void LinkTrace(RankTrace* t) {
       }
     }
   }
+  calls = {};
+  call_corr = {};
+  l.launcher = IndexColumn::FromValues(launcher);
+  launcher = {};
   // Profiler steps.
   for (uint32_t i = 0; i < e.size(); ++i) {
     if (e.kind[i] != EventKind::kCpuOp && e.kind[i] != EventKind::kUserAnnotation) continue;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Columns of the event table stored narrower than the values they return, so the table of a
-// multi-GB trace costs ~40 bytes a row instead of ~90:
+// multi-GB trace costs ~30 bytes a row instead of ~90:
 //  - PackedColumn: durations, ids and byte counts nearly always fit in 8-32 bits; each row stores
 //    that, and the rare value that does not fit (or equals the escape code) goes to a side table.
 //  - DictColumn: pids, tids and streams take a handful of distinct values; rows store a 16-bit
@@ -8,6 +8,8 @@
 //  - IndexColumn: indexes into a side array (kernel args, op args) that only some rows have; a
 //    bit per row plus a running count finds them (and stores nothing while they count up).
 //  - TimeColumn: timestamps as 32-bit offsets from a per-256-rows base.
+//  - IdColumn: correlation and External ids as 16-bit offsets from a per-256-rows base, with a
+//    code for the rows that have none (-1).
 // Reading a row gives the exact wide value. Appended by the reader, then read-only like the rest
 // of RankTrace (safe to read from several threads).
 // Owner: trace.
@@ -262,6 +264,15 @@ class IndexColumn {
   }
   // Rows that have an index.
   size_t indexed_rows() const { return count_; }
+  // A column of values[i] for every row (kNoIndexValue: none).
+  static IndexColumn FromValues(const std::vector<uint32_t>& values) {
+    IndexColumn c;
+    c.reserve(values.size());
+    c.values_.reserve(static_cast<size_t>(std::count_if(
+        values.begin(), values.end(), [](uint32_t v) { return v != kNoIndexValue; })));
+    for (uint32_t v : values) c.push_back(v);
+    return c;
+  }
 
   friend bool operator==(const IndexColumn& a, const IndexColumn& b) {
     if (a.size() != b.size()) return false;
@@ -279,20 +290,26 @@ class IndexColumn {
   uint32_t count_ = 0;
 };
 
-// Timestamps: rows near each other in the file are near each other in time, so each block of 256
-// rows stores its first value and a 32-bit offset a row (±2.1 s in ns); the rare row further away
-// goes to a side table.
-class TimeColumn {
+// Values near their neighbours in row order: each block of 256 rows stores the first value it
+// holds and a narrow offset a row from it; the rare value further away goes to a side table. With
+// kHasNone, -1 (a row without a value) has a code of its own.
+template <typename Delta, bool kHasNone>
+class NearColumn {
+  static_assert(std::is_signed_v<Delta> && sizeof(Delta) < sizeof(int64_t));
+
  public:
   using value_type = int64_t;
   using size_type = size_t;
-  using const_iterator = ColumnIterator<TimeColumn, int64_t>;
+  using const_iterator = ColumnIterator<NearColumn, int64_t>;
   using iterator = const_iterator;
 
   int64_t operator[](size_t i) const {
-    const int32_t d = deltas_[i];
-    if (d != kEscape) [[likely]] {
+    const Delta d = deltas_[i];
+    if (d > kEscape) [[likely]] {
       return bases_[i >> kBlockBits] + d;
+    }
+    if constexpr (kHasNone) {
+      if (d == kNone) return -1;
     }
     return Wide(i);
   }
@@ -308,12 +325,23 @@ class TimeColumn {
   }
   void push_back(int64_t v) {
     const size_t i = deltas_.size();
-    if ((i & ((size_t{1} << kBlockBits) - 1)) == 0) bases_.push_back(v);
+    if ((i & ((size_t{1} << kBlockBits) - 1)) == 0) {
+      bases_.push_back(0);
+      block_has_base_ = false;
+    }
+    if (kHasNone && v == -1) {
+      deltas_.push_back(kNone);
+      return;
+    }
+    if (!block_has_base_) {
+      bases_.back() = v;
+      block_has_base_ = true;
+    }
     int64_t d = 0;
     const bool near = !__builtin_sub_overflow(v, bases_.back(), &d) && d > kEscape &&
-                      d <= std::numeric_limits<int32_t>::max();
+                      d <= std::numeric_limits<Delta>::max();
     if (near) [[likely]] {
-      deltas_.push_back(static_cast<int32_t>(d));
+      deltas_.push_back(static_cast<Delta>(d));
       return;
     }
     wide_.emplace_back(i, v);
@@ -326,7 +354,7 @@ class TimeColumn {
   }
   size_t wide_rows() const { return wide_.size(); }
 
-  friend bool operator==(const TimeColumn& a, const TimeColumn& b) {
+  friend bool operator==(const NearColumn& a, const NearColumn& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i) {
       if (a[i] != b[i]) return false;
@@ -336,7 +364,8 @@ class TimeColumn {
 
  private:
   static constexpr int kBlockBits = 8;
-  static constexpr int32_t kEscape = std::numeric_limits<int32_t>::min();
+  static constexpr Delta kNone = std::numeric_limits<Delta>::min();  // only with kHasNone
+  static constexpr Delta kEscape = kHasNone ? kNone + 1 : kNone;
 
   int64_t Wide(size_t i) const {
     auto it = std::lower_bound(
@@ -345,9 +374,17 @@ class TimeColumn {
     return it->second;
   }
 
-  std::vector<int32_t> deltas_;
+  std::vector<Delta> deltas_;
   std::vector<int64_t> bases_;
   std::vector<std::pair<size_t, int64_t>> wide_;
+  bool block_has_base_ = false;
 };
+
+// Timestamps: rows near each other in the file are near each other in time (±2.1 s in ns).
+using TimeColumn = NearColumn<int32_t, false>;
+
+// Ids the profiler hands out in order (correlation, External id): close to the ids of nearby
+// rows, and -1 on the rows that have none.
+using IdColumn = NearColumn<int16_t, true>;
 
 }  // namespace vigil::trace

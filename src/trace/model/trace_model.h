@@ -89,23 +89,23 @@ struct OpArgs {
 };
 
 // Complete ("X") events, one column per field. Most columns are stored packed
-// (model/packed_column.h: 1-4 bytes a row, exact wide values on read), so a row costs ~35 bytes
+// (model/packed_column.h: 1-4 bytes a row, exact wide values on read), so a row costs ~30 bytes
 // rather than 93; read them by index (e.dur[i]) or iterate.
 struct EventTable {
   TimeColumn ts;                       // ns
   PackedColumn<int64_t, int32_t> dur;  // ns
-  std::vector<uint32_t> name;
+  PackedColumn<uint32_t, uint16_t> name;
   PackedColumn<uint32_t, uint16_t> cat;
   std::vector<EventKind> kind;
   DictColumn pid;
   DictColumn tid;
-  DictColumn stream;                           // args.stream, -1 when absent
-  PackedColumn<int32_t, int8_t> device;        // args.device, -1 when absent
-  PackedColumn<int64_t, int32_t> correlation;  // args.correlation, -1 when absent
-  PackedColumn<int64_t, int32_t> external_id;  // args["External id"], -1 when absent
-  PackedColumn<int64_t, int16_t> bytes;        // args.bytes, -1 when absent
-  IndexColumn kargs;                           // index into RankTrace::kernel_args or kNoIndex
-  IndexColumn oargs;                           // index into RankTrace::op_args or kNoIndex
+  DictColumn stream;                     // args.stream, -1 when absent
+  PackedColumn<int32_t, int8_t> device;  // args.device, -1 when absent
+  IdColumn correlation;                  // args.correlation, -1 when absent
+  IdColumn external_id;                  // args["External id"], -1 when absent
+  PackedColumn<int64_t, int16_t> bytes;  // args.bytes, -1 when absent
+  IndexColumn kargs;                     // index into RankTrace::kernel_args or kNoIndex
+  IndexColumn oargs;                     // index into RankTrace::op_args or kNoIndex
 
   size_t size() const { return ts.size(); }
   int64_t end(size_t i) const { return ts[i] + dur[i]; }
@@ -120,6 +120,48 @@ struct MemoryEvent {
   int64_t total_reserved = -1;
   int32_t device_id = -1;
   int32_t device_type = -1;  // 0 CPU, 1 CUDA
+};
+
+// MemoryEvents packed like the event table (~18 bytes a row instead of 40): a trace of a
+// training loop has one per allocation and one per free. Rows read back as MemoryEvent values.
+class MemoryTable {
+ public:
+  using const_iterator = ColumnIterator<MemoryTable, MemoryEvent>;
+  using iterator = const_iterator;
+
+  MemoryEvent operator[](size_t i) const {
+    return {ts_[i],        bytes_[i],      total_allocated_[i], total_reserved_[i],
+            device_id_[i], device_type_[i]};
+  }
+  int64_t ts(size_t i) const { return ts_[i]; }
+  size_t size() const { return ts_.size(); }
+  bool empty() const { return ts_.empty(); }
+  const_iterator begin() const { return const_iterator(this, 0); }
+  const_iterator end() const { return const_iterator(this, size()); }
+  void reserve(size_t n) {
+    ts_.reserve(n);
+    bytes_.reserve(n);
+    total_allocated_.reserve(n);
+    total_reserved_.reserve(n);
+    device_id_.reserve(n);
+    device_type_.reserve(n);
+  }
+  void push_back(const MemoryEvent& m) {
+    ts_.push_back(m.ts);
+    bytes_.push_back(m.bytes);
+    total_allocated_.push_back(m.total_allocated);  // near its neighbours, like a timestamp
+    total_reserved_.push_back(m.total_reserved);
+    device_id_.push_back(m.device_id);
+    device_type_.push_back(m.device_type);
+  }
+
+ private:
+  TimeColumn ts_;
+  PackedColumn<int64_t, int32_t> bytes_;
+  TimeColumn total_allocated_;
+  TimeColumn total_reserved_;
+  PackedColumn<int32_t, int8_t> device_id_;
+  PackedColumn<int32_t, int8_t> device_type_;
 };
 
 // Flow endpoints (ac2g, async_cpu_to_gpu, fwdbwd). No analysis needs them (GPU work links to its
@@ -190,10 +232,11 @@ struct StreamInfo {
 
 // Derived links, filled by LinkTrace (model/linker.h) after reading.
 struct Links {
-  std::vector<uint32_t> gpu;       // kernel/memcpy/memset rows sorted by (ts, row)
-  std::vector<uint32_t> launcher;  // per row: the runtime/driver row with the same correlation
-  std::vector<uint32_t> parent;    // per row: enclosing CPU-side event on the same thread
-  std::vector<Step> steps;         // sorted by ts
+  std::vector<uint32_t> gpu;  // kernel/memcpy/memset rows sorted by (ts, row)
+  // Per row, kNoIndex when none (IndexColumn: only the rows that have one cost 4 bytes).
+  IndexColumn launcher;     // GPU rows: the runtime/driver row with the same correlation
+  IndexColumn parent;       // CPU-side rows: the enclosing CPU-side event on the same thread
+  std::vector<Step> steps;  // sorted by ts
   std::vector<StreamInfo> streams;
   std::vector<uint32_t> graph_launches;  // cudaGraphLaunch / hipGraphLaunch rows
   uint64_t graph_kernels = 0;            // GPU events launched by them
@@ -209,7 +252,7 @@ struct RankTrace {
   EventTable events;
   std::vector<KernelArgs> kernel_args;  // distinct values: rows with the same args share one
   std::vector<OpArgs> op_args;
-  std::vector<MemoryEvent> memory;
+  MemoryTable memory;
   std::vector<FlowEvent> flows;
   DataQuality quality;
   Links links;

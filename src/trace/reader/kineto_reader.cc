@@ -15,11 +15,13 @@
 #include "trace/model/linker.h"
 #include "trace/reader/byte_source.h"
 #include "trace/reader/event_decoder.h"
+#include "trace/reader/json_skip.h"
 
 namespace vigil::trace {
 namespace {
 
-constexpr size_t kPadding = 64;  // >= SIMDJSON_PADDING
+constexpr size_t kPadding = 64;  // >= SIMDJSON_PADDING and kJsonSkipPadding
+static_assert(kPadding >= kJsonSkipPadding);
 constexpr size_t kMaxBatch = 2048;
 
 bool IsWs(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -63,40 +65,6 @@ class Window {
   uint64_t base_ = 0;
   bool eof_ = false;
 };
-
-// Skips a JSON value starting at `p`; returns the position after it, or npos when the window
-// ends first. Strings are skipped with memchr.
-size_t SkipValue(const char* d, size_t p, size_t end) {
-  int depth = 0;
-  while (p < end) {
-    char c = d[p];
-    if (c == '"') {
-      size_t q = p + 1;
-      while (true) {
-        const void* hit = std::memchr(d + q, '"', end - q);
-        if (hit == nullptr) return std::string::npos;
-        size_t pos = static_cast<size_t>(static_cast<const char*>(hit) - d);
-        size_t backslashes = 0;
-        while (pos - backslashes > q && d[pos - backslashes - 1] == '\\') ++backslashes;
-        q = pos + 1;
-        if (backslashes % 2 == 0) break;
-      }
-      p = q;
-      if (depth == 0) return p;
-      continue;
-    }
-    if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      if (depth == 0) return p;  // end of the enclosing container: scalar ended
-      if (--depth == 0) return p + 1;
-    } else if (depth == 0 && (c == ',' || IsWs(c))) {
-      return p;  // end of a scalar
-    }
-    ++p;
-  }
-  return std::string::npos;
-}
 
 class TraceParser {
  public:
@@ -175,7 +143,7 @@ class TraceParser {
   // Finds the end of the value at *p, refilling (and rebasing *p) until it fits or EOF.
   Status NeedValue(size_t* p, size_t* value_end) {
     while (true) {
-      *value_end = SkipValue(win_.data(), *p, win_.end());
+      *value_end = SkipJsonValue(win_.data(), *p, win_.end());
       if (*value_end != std::string::npos || win_.eof()) return OkStatus();
       VIGIL_ASSIGN_OR_RETURN(size_t shift, win_.Refill(*p));
       *p -= shift;
@@ -203,7 +171,7 @@ class TraceParser {
         }
         if (c != '{') {
           // Not an object: skip it (and count it).
-          size_t e = SkipValue(win_.data(), q, win_.end());
+          size_t e = SkipJsonValue(win_.data(), q, win_.end());
           if (e == std::string::npos) break;
           ++out_->quality.events_unparsable;
           q = e;
@@ -220,7 +188,7 @@ class TraceParser {
           }
           break;
         }
-        size_t e = SkipValue(win_.data(), q, win_.end());
+        size_t e = SkipJsonValue(win_.data(), q, win_.end());
         if (e == std::string::npos) break;
         size_t s = e;
         while (s < win_.end() && IsWs(win_.data()[s])) ++s;
@@ -373,6 +341,9 @@ StatusOr<std::vector<RankTrace>> ReadTraces(const std::string& path, const ReadO
   auto worker = [&] {
     for (size_t i = next++; i < files.size(); i = next++) {
       results[i] = ReadTraceFile(files[i], options);
+#if defined(__GLIBC__)
+      malloc_trim(0);  // The reader's window and parser: hand them back before linking.
+#endif
       if (results[i].ok()) LinkTrace(&*results[i]);
     }
   };
