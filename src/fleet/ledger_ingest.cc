@@ -98,6 +98,19 @@ const SeriesState* LedgerIngestor::Find(const std::string& key) const {
   return it == series_.end() ? nullptr : &it->second;
 }
 
+size_t LedgerIngestor::ForgetBefore(int64_t cut_ns) {
+  size_t forgotten = 0;
+  for (auto it = series_.begin(); it != series_.end();) {
+    if (it->second.last_ns < cut_ns && journal_.count(it->first) == 0) {
+      it = series_.erase(it);
+      ++forgotten;
+    } else {
+      ++it;
+    }
+  }
+  return forgotten;
+}
+
 SeriesState* LedgerIngestor::Touch(const std::string& key, bool create) {
   auto it = series_.find(key);
   if (it == series_.end()) {

@@ -104,6 +104,10 @@ class LedgerIngestor {
   const std::map<std::string, std::optional<SeriesState>>& touched() const { return journal_; }
   const SeriesState* Find(const std::string& key) const;
   void Load(std::string key, SeriesState state) { series_[std::move(key)] = state; }
+  // Forgets the series whose last point is before cut_ns (not those touched since the last
+  // Commit()); returns how many. A series seen again later starts afresh, as a new one does.
+  size_t ForgetBefore(int64_t cut_ns);
+  size_t series_count() const { return series_.size(); }
   // Forgets every series (before reloading them from the ledger after a failed commit).
   void Clear() {
     series_.clear();

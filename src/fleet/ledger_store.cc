@@ -361,6 +361,7 @@ Status LedgerStore::ApplyRetention(int64_t now_ns) {
       "DELETE FROM job_hour WHERE hour_s < " + hour_cut + ";" +
       "DELETE FROM host_hour WHERE hour_s < " + hour_cut + ";" +
       "DELETE FROM batches WHERE received_ns < " + batch_cut + ";" +
+      "DELETE FROM series WHERE last_ns < " + batch_cut + ";" +
       "DELETE FROM profiling_requests WHERE created_ns < " + std::to_string(minute_cut_ns) + ";" +
       "DELETE FROM profiling_decisions WHERE time_ns < " + std::to_string(minute_cut_ns) + ";" +
       "DELETE FROM analysis_insights WHERE analysis_id IN (SELECT analysis_id FROM analyses "
@@ -372,6 +373,9 @@ Status LedgerStore::ApplyRetention(int64_t now_ns) {
     writer_->Exec("ROLLBACK").IgnoreError();
     return status.WithContext("ledger retention");
   }
+  // Counter state lives as long as the idempotency rows: a series silent for that long has
+  // ended (its job or GPU is gone), and a resend older than that is not recognised anyway.
+  ingestor_.ForgetBefore(now_ns - options_.batch_window_ns);
   for (const std::string& dir : trace_dirs) {
     std::error_code ec;
     std::filesystem::remove_all(dir, ec);

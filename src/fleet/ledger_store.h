@@ -34,9 +34,9 @@ namespace vigil {
 
 struct LedgerOptions {
   std::string path = "./var/fleet.db";  // ":memory:" works for tests of one connection only.
-  int64_t retention_ns = 90LL * 86400 * 1000000000;          // Minute rows and series state.
+  int64_t retention_ns = 90LL * 86400 * 1000000000;          // Minute rows.
   int64_t rollup_retention_ns = 400LL * 86400 * 1000000000;  // Hourly rollups.
-  int64_t batch_window_ns = 7LL * 86400 * 1000000000;        // Idempotency rows kept this long.
+  int64_t batch_window_ns = 7LL * 86400 * 1000000000;  // Idempotency rows and series state.
   int64_t max_gap_ns = LedgerIngestor::kDefaultMaxGapNs;
   int max_group_batches = 64;  // Batches committed by one transaction at most.
   int readers = 4;             // Read connections (queries running at once).
@@ -69,8 +69,14 @@ class LedgerStore : private LedgerIds {
   uint64_t grouped_batches() const { return grouped_batches_.load(); }
   // Callers inside Ingest() now (queued or being committed).
   size_t pending() const { return pending_.load(); }
-  // Deletes what is older than the retention windows, measured back from now_ns.
+  // Deletes what is older than the retention windows, measured back from now_ns; counter state
+  // (table and memory) of series silent for the idempotency window.
   Status ApplyRetention(int64_t now_ns);
+  // Counter series whose differencing state is held in memory.
+  size_t series_in_memory() {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    return ingestor_.series_count();
+  }
   // Runs `fn` on an idle read connection (waits for one when all are busy).
   template <typename T>
   StatusOr<T> Read(const std::function<StatusOr<T>(Db&)>& fn) {

@@ -155,6 +155,37 @@ TEST_F(LedgerStoreTest, JobsHostsAndTopWasters) {
   EXPECT_EQ((*hosts)["hosts"][0]["batches"], 61);
 }
 
+TEST_F(LedgerStoreTest, RetentionForgetsSeriesSilentForTheIdempotencyWindow) {
+  for (int i = 0; i <= 6; ++i) ASSERT_TRUE(store_->Ingest(Tick(i), UnixNanos()).ok());
+  auto series_rows = [&] {
+    auto n = store_->Read<int64_t>([](Db& db) -> StatusOr<int64_t> {
+      VIGIL_ASSIGN_OR_RETURN(Stmt st, db.Prepare("SELECT count(*) FROM series"));
+      VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
+      return row ? st.Int(0) : -1;
+    });
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    return n.ok() ? *n : -1;
+  };
+  const int64_t live = series_rows();
+  ASSERT_GT(live, 4);
+  EXPECT_EQ(store_->series_in_memory(), static_cast<size_t>(live));
+  // Six days later the state is kept; eight days later (past the 7-day window) it is gone.
+  ASSERT_TRUE(store_->ApplyRetention(UnixNanos() + 6LL * 86400 * kSec).ok());
+  EXPECT_EQ(series_rows(), live);
+  EXPECT_EQ(store_->series_in_memory(), static_cast<size_t>(live));
+  ASSERT_TRUE(store_->ApplyRetention(UnixNanos() + 8LL * 86400 * kSec).ok());
+  EXPECT_EQ(series_rows(), 0);
+  EXPECT_EQ(store_->series_in_memory(), 0u);
+  // A series seen again starts afresh: its first point adds nothing, the next one counts.
+  const double before = Attribution("team")["totals"]["gpu_hours"].get<double>();
+  ASSERT_TRUE(store_->Ingest(Tick(7), UnixNanos()).ok());
+  EXPECT_NEAR(Attribution("team")["totals"]["gpu_hours"].get<double>(), before, 1e-12);
+  ASSERT_TRUE(store_->Ingest(Tick(8), UnixNanos()).ok());
+  EXPECT_GT(Attribution("team")["totals"]["gpu_hours"].get<double>(), before);
+  Reopen();
+  EXPECT_EQ(store_->series_in_memory(), static_cast<size_t>(series_rows()));
+}
+
 TEST_F(LedgerStoreTest, RetentionDropsOldMinutes) {
   for (int i = 0; i <= 6; ++i) ASSERT_TRUE(store_->Ingest(Tick(i), UnixNanos()).ok());
   ASSERT_TRUE(store_->ApplyRetention(UnixNanos() + 200LL * 86400 * kSec).ok());
