@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "base/file_util.h"
+#include "base/http_authorization.h"
 #include "base/strings.h"
 #include "base/time_util.h"
 #include "cli/cli_context.h"
@@ -36,6 +37,7 @@ struct ReportOptions {
   std::string fleet;
   std::string token_file;
   std::string prometheus;
+  std::string prometheus_auth_file;  // "bearer TOKEN" or "basic USER:PASSWORD"
   double price_per_gpu_hour = 0;
   std::string job_id;  // `vigil fleet job ID`.
   int limit = 100;
@@ -96,6 +98,12 @@ int RunPromqlReportCommand(CliContext& ctx, const ReportOptions& o, nlohmann::js
     if (!bucket.ok()) return ctx.Fail(bucket.status(), "fleet report: --bucket");
     r.bucket_s = *bucket / kNanosPerSecond;
   }
+  std::string authorization;
+  if (!o.prometheus_auth_file.empty()) {
+    StatusOr<std::string> auth = ReadAuthorizationFile(o.prometheus_auth_file);
+    if (!auth.ok()) return ctx.Fail(auth.status(), "fleet report: --prometheus-auth-file");
+    authorization = std::move(*auth);
+  }
   bool unreachable = false, asked = false;
   PromqlFetch fetch = [&](const std::string& path,
                           const HttpParams& params) -> StatusOr<std::string> {
@@ -103,6 +111,7 @@ int RunPromqlReportCommand(CliContext& ctx, const ReportOptions& o, nlohmann::js
     HttpRequest request;
     request.base_url = base;
     request.method = "POST";
+    if (!authorization.empty()) request.headers.emplace_back("Authorization", authorization);
     request.path = prefix + path;
     request.form = params;
     request.timeout_ns = ctx.TimeoutNs();
@@ -198,6 +207,9 @@ void AddFleetCommand(CLI::App& app, CliContext& ctx) {
   report->add_option("--prometheus", opts->prometheus,
                      "Compute the report with PromQL from Prometheus or VictoriaMetrics at this "
                      "URL (http://HOST:PORT[/PREFIX]) instead of asking vigil-fleet");
+  report->add_option("--prometheus-auth-file", opts->prometheus_auth_file,
+                     "With --prometheus: a file with one line, \"bearer TOKEN\" or \"basic "
+                     "USER:PASSWORD\", for an engine behind authentication");
   report
       ->add_option("--price-per-gpu-hour", opts->price_per_gpu_hour,
                    "With --prometheus: the price for the cost column (vigil-fleet has its own)")

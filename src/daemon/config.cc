@@ -183,6 +183,7 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
       {"fleet_token_file", StringKey(&DaemonConfig::fleet_token_file)},
       {"fleet_ca_file", StringKey(&DaemonConfig::fleet_ca_file)},
       {"remote_write_url", StringKey(&DaemonConfig::remote_write_url)},
+      {"remote_write_auth_file", StringKey(&DaemonConfig::remote_write_auth_file)},
       {"jsonl", StringKey(&DaemonConfig::jsonl)},
       {"jsonl_max_bytes", IntKey(&DaemonConfig::jsonl_max_bytes)},
       {"jsonl_keep_files", IntKey(&DaemonConfig::jsonl_keep_files)},

@@ -62,7 +62,8 @@ struct DaemonConfig {
   std::string fleet_token_file;  // Token this host presents to vigil-fleet ("" = none).
   std::string fleet_ca_file;     // CA bundle for an https fleet URL ("" = the system's).
   std::string remote_write_url;
-  std::string jsonl;  // "" = off, "-" = stdout, else a file path.
+  std::string remote_write_auth_file;  // "bearer TOKEN" or "basic USER:PASSWORD" (one line).
+  std::string jsonl;                   // "" = off, "-" = stdout, else a file path.
   int64_t jsonl_max_bytes = 64 << 20;
   int64_t jsonl_keep_files = 5;
   std::string log_level = "info";

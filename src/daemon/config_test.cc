@@ -31,6 +31,7 @@ rpc_listen = "127.0.0.1:2000"
 http-listen = "127.0.0.1:2001"
 gpu_backend = "sim"
 fleet_url = "http://fleet:9480"
+remote_write_auth_file = "/etc/vigil/remote-write-auth"
 process_patterns = ["python.*", "torchrun"]
 jsonl_keep_files = 3
 
@@ -49,6 +50,7 @@ interval = 30
   EXPECT_EQ(c.http_listen, "127.0.0.1:2001");
   EXPECT_EQ(c.gpu_backend, "sim");
   EXPECT_EQ(c.fleet_url, "http://fleet:9480");
+  EXPECT_EQ(c.remote_write_auth_file, "/etc/vigil/remote-write-auth");
   EXPECT_EQ(c.process_patterns, (std::vector<std::string>{"python.*", "torchrun"}));
   EXPECT_EQ(c.jsonl_keep_files, 3);
   EXPECT_EQ(CollectorInterval(c, "proc_cpu"), 1 * kNanosPerSecond);

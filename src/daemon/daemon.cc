@@ -13,6 +13,7 @@
 
 #include "attribution/job_resolver.h"
 #include "base/file_util.h"
+#include "base/http_authorization.h"
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
@@ -154,6 +155,10 @@ Status Daemon::Prepare() {
   if (!config_.remote_write_url.empty() && !config_.once) {
     RemoteWriteSinkOptions rw;
     rw.url = config_.remote_write_url;
+    if (!config_.remote_write_auth_file.empty()) {
+      VIGIL_ASSIGN_OR_RETURN(rw.authorization,
+                             ReadAuthorizationFile(config_.remote_write_auth_file));
+    }
     rw.host_label_value = view_.hostname;
     rw.buffer_dir =
         JoinPath(config_.state_dir.empty() ? DefaultStateDir() : config_.state_dir, "remote-write");

@@ -42,6 +42,8 @@ constexpr ValueFlag kValueFlags[] = {
     {"--fleet-token-file", "fleet_token_file", "File holding this host's vigil-fleet token"},
     {"--fleet-ca-file", "fleet_ca_file", "PEM CA bundle for an https --fleet-url"},
     {"--remote-write-url", "remote_write_url", "Prometheus remote-write URL"},
+    {"--remote-write-auth-file", "remote_write_auth_file",
+     "File with one line: bearer TOKEN, or basic USER:PASSWORD"},
     {"--jsonl", "jsonl", "Write every sample as JSON lines to PATH, or '-' for stdout"},
     {"--mapping-file", "mapping_file", "Job mapping file (team/model per job or cgroup)"},
     {"--log-level", "log_level", "debug|info|warn|error|off (info)"},

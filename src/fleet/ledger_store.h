@@ -36,7 +36,7 @@ struct LedgerOptions {
   std::string path = "./var/fleet.db";  // ":memory:" works for tests of one connection only.
   int64_t retention_ns = 90LL * 86400 * 1000000000;          // Minute rows.
   int64_t rollup_retention_ns = 400LL * 86400 * 1000000000;  // Hourly rollups.
-  int64_t batch_window_ns = 7LL * 86400 * 1000000000;  // Idempotency rows and series state.
+  int64_t batch_window_ns = 7LL * 86400 * 1000000000;        // Idempotency rows and series state.
   int64_t max_gap_ns = LedgerIngestor::kDefaultMaxGapNs;
   int max_group_batches = 64;  // Batches committed by one transaction at most.
   int readers = 4;             // Read connections (queries running at once).

@@ -238,6 +238,7 @@ RemoteWriteSink::SendResult RemoteWriteSink::Send(std::string_view body, int* ht
       {"X-Prometheus-Remote-Write-Version", "0.1.0"},
       {"User-Agent", client_name_},
   };
+  if (!options_.authorization.empty()) headers.emplace("Authorization", options_.authorization);
   httplib::Result res =
       client_->Post(path_, headers, body.data(), body.size(), "application/x-protobuf");
   if (!res) {

@@ -43,6 +43,8 @@ struct RemoteWriteSinkOptions {
   // An empty value means this machine's hostname; an empty name adds no label.
   std::string host_label_name = "host";
   std::string host_label_value;
+  // Authorization header value ("Bearer ..." or "Basic ..."); empty sends none.
+  std::string authorization;
   // User-Agent is "vigil/<version>"; empty = the version this build was made from.
   std::string version;
   // Where requests wait while the receiver is unreachable; "" = in memory (lost on restart).

@@ -236,6 +236,25 @@ TEST(VigildLifecycleTest, NonLoopbackRpcWithoutTokenIsRefused) {
   EXPECT_NE(err.find("--token-file"), std::string::npos) << err;
 }
 
+TEST(VigildLifecycleTest, UnreadableRemoteWriteAuthIsAStartupErrorNamingTheFile) {
+  char templ[] = "/tmp/vd-authXXXXXX";
+  const std::string dir = mkdtemp(templ);
+  ASSERT_TRUE(WriteFileAtomic(dir + "/auth", "just-a-token\n", 0600).ok());
+  std::string out;
+  std::string err;
+  const int rc = RunVigildToCompletion(
+      {"--http-listen", "127.0.0.1:" + std::to_string(FreeLoopbackPort()), "--rpc-listen",
+       "127.0.0.1:" + std::to_string(FreeLoopbackPort()), "--unix-socket", "-", "--state-dir", dir,
+       "--remote-write-url", "http://127.0.0.1:1/api/v1/write", "--remote-write-auth-file",
+       dir + "/auth"},
+      &out, &err);
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(err.find(dir + "/auth"), std::string::npos) << err;
+  EXPECT_NE(err.find("bearer TOKEN"), std::string::npos) << err;
+  const std::string rm = "rm -rf " + dir;
+  ASSERT_EQ(system(rm.c_str()), 0);
+}
+
 TEST(VigildLifecycleTest, UnknownConfigKeyIsAStartupErrorNamingIt) {
   char templ[] = "/tmp/vd-cfgXXXXXX";
   const std::string dir = mkdtemp(templ);

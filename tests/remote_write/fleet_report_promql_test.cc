@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file_util.h"
+#include "base/http_authorization.h"
 #include "base/time_util.h"
 #include "collectors/gpu_metrics.h"
 #include "server_process.h"
@@ -129,10 +130,16 @@ class FleetReportPromqlTest : public ::testing::TestWithParam<Engine> {
                    "--web.listen-address=127.0.0.1:" + std::to_string(port_),
                    "--config.file=" + dir_ + "/prometheus.yml", "--log.level=warn"});
     } else {
+      // VictoriaMetrics runs behind basic authentication: the remote-write sink and the report
+      // must both present it (its /health stays open).
       args.insert(args.end(),
                   {"-storageDataPath=" + dir_ + "/data",
                    "-httpListenAddr=127.0.0.1:" + std::to_string(port_), "-search.latencyOffset=0s",
-                   "-search.disableCache", "-loggerLevel=WARN"});
+                   "-search.disableCache", "-loggerLevel=WARN", "-httpAuth.username=vigil",
+                   "-httpAuth.password=s3cret pass"});
+      authorization_ = "Basic " + Base64Encode("vigil:s3cret pass");
+      auth_flag_ = " --prometheus-auth-file " + dir_ + "/auth";
+      ASSERT_TRUE(WriteFileAtomic(dir_ + "/auth", "# test\nbasic vigil:s3cret pass\n", 0600).ok());
     }
     server_ = std::make_unique<ServerProcess>(args, port_, e.ready_path, dir_ + "/server.log");
     ASSERT_TRUE(server_->Start()) << server_->Log();
@@ -142,6 +149,7 @@ class FleetReportPromqlTest : public ::testing::TestWithParam<Engine> {
     RemoteWriteSinkOptions o;
     o.url = "http://127.0.0.1:" + std::to_string(port_) + "/api/v1/write";
     o.host_label_value = "itest-node";
+    o.authorization = authorization_;
     o.backoff = {.initial_ns = 50 * kNanosPerMilli, .max_ns = 500 * kNanosPerMilli};
     auto sink = RemoteWriteSink::Create(o);
     ASSERT_TRUE(sink.ok()) << sink.status().ToString();
@@ -157,8 +165,8 @@ class FleetReportPromqlTest : public ::testing::TestWithParam<Engine> {
                           "&time=" + std::to_string(until());
     ASSERT_TRUE(WaitFor(
         [&] {
-          if (!e.flush_path.empty()) HttpGet(port_, e.flush_path);
-          const json doc = json::parse(HttpGet(port_, q).body, nullptr, false);
+          if (!e.flush_path.empty()) HttpGet(port_, e.flush_path, authorization_);
+          const json doc = json::parse(HttpGet(port_, q, authorization_).body, nullptr, false);
           return !doc.is_discarded() && doc.contains("data") && !doc["data"]["result"].empty() &&
                  doc["data"]["result"][0]["value"][1] == std::to_string(kTicks + 1);
         },
@@ -177,7 +185,7 @@ class FleetReportPromqlTest : public ::testing::TestWithParam<Engine> {
     const std::string cmd = vigil_ +
                             " fleet report --prometheus http://127.0.0.1:" + std::to_string(port_) +
                             " --by " + by + " --since " + std::to_string(t0_s_ - 60) + " --until " +
-                            std::to_string(until()) + " --format json" + extra;
+                            std::to_string(until()) + " --format json" + auth_flag_ + extra;
     const int code = RunCapture(cmd, &out);
     EXPECT_EQ(code, 0) << cmd << "\n" << out;
     const json doc = json::parse(out, nullptr, false);
@@ -186,6 +194,7 @@ class FleetReportPromqlTest : public ::testing::TestWithParam<Engine> {
   }
 
   std::string vigil_, dir_;
+  std::string authorization_, auth_flag_;  // Set for an engine behind authentication.
   int port_ = 0;
   int64_t t0_s_ = 0;
   std::unique_ptr<ServerProcess> server_;
@@ -242,14 +251,31 @@ TEST_P(FleetReportPromqlTest, FrameworkJobAndHostDimensionsAndBuckets) {
   EXPECT_NEAR(Seconds(Row(buckets, "team-b", t0_s_), "allocated_gpu_hours"), 300, 1e-6);
 
   std::string table;
-  ASSERT_EQ(RunCapture(vigil_ + " fleet report --prometheus http://127.0.0.1:" +
-                           std::to_string(port_) + " --by team --since " +
-                           std::to_string(t0_s_ - 60) + " --until " + std::to_string(until()),
-                       &table),
-            0);
+  ASSERT_EQ(
+      RunCapture(vigil_ + " fleet report --prometheus http://127.0.0.1:" + std::to_string(port_) +
+                     " --by team --since " + std::to_string(t0_s_ - 60) + " --until " +
+                     std::to_string(until()) + auth_flag_,
+                 &table),
+      0);
   EXPECT_NE(table.find("team-a"), std::string::npos) << table;
   EXPECT_NE(table.find("(prometheus)"), std::string::npos) << table;
   EXPECT_NE(table.find("note: idle_gpu_hours"), std::string::npos) << table;
+}
+
+TEST_P(FleetReportPromqlTest, AnEngineBehindAuthenticationWantsTheAuthFile) {
+  if (auth_flag_.empty()) GTEST_SKIP() << "this engine runs without authentication here";
+  const std::string base = vigil_ +
+                           " fleet report --prometheus http://127.0.0.1:" + std::to_string(port_) +
+                           " --since 1h";
+  std::string out;
+  EXPECT_EQ(RunCapture(base + " 2>&1", &out), 1) << out;
+  EXPECT_NE(out.find("HTTP 401"), std::string::npos) << out;
+  ASSERT_TRUE(WriteFileAtomic(dir_ + "/wrong", "basic vigil:wrong\n", 0600).ok());
+  EXPECT_EQ(RunCapture(base + " --prometheus-auth-file " + dir_ + "/wrong 2>&1", &out), 1) << out;
+  ASSERT_TRUE(WriteFileAtomic(dir_ + "/bad", "s3cret\n", 0600).ok());
+  EXPECT_EQ(RunCapture(base + " --prometheus-auth-file " + dir_ + "/bad 2>&1", &out), 1) << out;
+  EXPECT_NE(out.find("want one line"), std::string::npos) << out;
+  EXPECT_EQ(RunCapture(base + auth_flag_ + " 2>&1", &out), 0) << out;
 }
 
 TEST_P(FleetReportPromqlTest, AnUnreachableEngineIsExitCode3) {

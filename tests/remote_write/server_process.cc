@@ -65,11 +65,13 @@ std::string FindOnPath(const std::string& name) {
   return "";
 }
 
-HttpReply HttpGet(int port, const std::string& path_and_query) {
+HttpReply HttpGet(int port, const std::string& path_and_query, const std::string& authorization) {
   httplib::Client client("127.0.0.1", port);
   client.set_connection_timeout(std::chrono::seconds(2));
   client.set_read_timeout(std::chrono::seconds(10));
-  httplib::Result res = client.Get(path_and_query);
+  httplib::Headers headers;
+  if (!authorization.empty()) headers.emplace("Authorization", authorization);
+  httplib::Result res = client.Get(path_and_query, headers);
   if (!res) {
     return {};
   }

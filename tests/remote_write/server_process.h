@@ -23,7 +23,9 @@ struct HttpReply {
   int status = 0;  // 0 = no answer.
   std::string body;
 };
-HttpReply HttpGet(int port, const std::string& path_and_query);
+// `authorization`: an Authorization header value to send ("" = none).
+HttpReply HttpGet(int port, const std::string& path_and_query,
+                  const std::string& authorization = "");
 std::string UrlEncode(const std::string& text);
 
 class ServerProcess {
