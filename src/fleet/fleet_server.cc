@@ -40,6 +40,10 @@ StatusOr<std::multimap<std::string, std::string>> ReadTokenFile(const std::strin
     if (fields.size() != 2) {
       return InvalidArgumentError("token file " + path + ": want lines \"HOST TOKEN\"");
     }
+    if (fields[0][0] == '@' && fields[0] != kOperatorRole) {
+      return InvalidArgumentError("token file " + path + ": unknown role " +
+                                  std::string(fields[0]) + " (roles: " + kOperatorRole + ")");
+    }
     tokens.emplace(std::string(fields[0]), std::string(fields[1]));
   }
   if (tokens.empty()) {
@@ -65,11 +69,19 @@ std::string FleetServer::Authorize(const httplib::Request& req, const std::strin
   *code = 401;
   if (auth.rfind(kBearer, 0) != 0) return "missing bearer token";
   const std::string token = auth.substr(kBearer.size());
+  const bool operator_action = host == kOperatorRole;
+  bool known = false;
   for (const auto& [h, t] : tokens_) {
-    if (t == token && (h == "*" || host.empty() || h == host)) return "";
+    if (t != token) continue;
+    known = true;
+    if (operator_action ? h == kOperatorRole : host.empty() || h == host || h == "*") return "";
   }
   *code = 403;
-  return host.empty() ? "bad token" : "bad token for host " + host;
+  if (operator_action && known) {
+    return std::string("this needs an operator token (a line \"") + kOperatorRole +
+           " TOKEN\" in vigil-fleet's --token-file)";
+  }
+  return host.empty() || operator_action ? "bad token" : "bad token for host " + host;
 }
 
 RequestGuard FleetServer::guard() const {

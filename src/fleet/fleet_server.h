@@ -43,11 +43,17 @@ struct FleetServerOptions {
 };
 
 // What a route file gets to check a request: replies the error and returns false when the
-// request may not proceed. `host` is the host a write claims ("" for reads).
+// request may not proceed. `host` is the host a write claims, "" for reads, or kOperatorRole for
+// what only an operator may do (ask for profiling).
 using RequestGuard =
     std::function<bool(const httplib::Request&, httplib::Response&, const std::string& host)>;
 
-// Parses a token file into host -> token ("*" for any host).
+// The token file's name for operators' tokens ("@operator TOKEN"): they read everything and may
+// ask for profiling, but push as no host. Host tokens, "*" ones included, may not ask for
+// profiling: a daemon's token starts no traces on other hosts.
+inline constexpr char kOperatorRole[] = "@operator";
+
+// Parses a token file into host -> token ("*" for any host, kOperatorRole for operators).
 StatusOr<std::multimap<std::string, std::string>> ReadTokenFile(const std::string& path);
 
 class FleetServer {

@@ -121,6 +121,39 @@ TEST_F(FleetServerTest, PerHostTokensAreEnforced) {
   EXPECT_EQ(client_->Get("/api/v1/hosts")->status, 401);
 }
 
+TEST_F(FleetServerTest, OnlyOperatorTokensAskForProfiling) {
+  Start("h1 secret-1\n* any-host\n@operator op-1\n");
+  auto ask = [&](const std::string& token) {
+    httplib::Headers headers;
+    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+    auto res =
+        client_->Post("/api/v1/profiling", headers, R"({"job_id": "J"})", "application/json");
+    return res ? res->status : 0;
+  };
+  EXPECT_EQ(ask(""), 401);
+  EXPECT_EQ(ask("nobody"), 403);
+  EXPECT_EQ(ask("secret-1"), 403);
+  EXPECT_EQ(ask("any-host"), 403);
+  EXPECT_EQ(ask("op-1"), 404);  // Past the guard: profiling is off in this server.
+  auto why = client_->Post("/api/v1/profiling", {{"Authorization", "Bearer any-host"}}, "{}",
+                           "application/json");
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->body.find("@operator TOKEN"), std::string::npos) << why->body;
+  // Operators read everything but push as no host.
+  EXPECT_EQ(client_->Get("/api/v1/hosts", {{"Authorization", "Bearer op-1"}})->status, 200);
+  EXPECT_EQ(Post(BatchJson("h1", "b1", t0_, 2), "op-1")->status, 403);
+}
+
+TEST(FleetTokenFileTest, UnknownRolesAreRefused) {
+  const std::string path = ::testing::TempDir() + "/vigil-roles";
+  std::ofstream(path) << "@admin tok\n";
+  StatusOr<std::multimap<std::string, std::string>> t = ReadTokenFile(path);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("unknown role @admin"), std::string::npos);
+  std::ofstream(path) << "@operator tok\nh1 t1\n";
+  EXPECT_TRUE(ReadTokenFile(path).ok());
+}
+
 TEST_F(FleetServerTest, BrowsersGetGzipNotBrotli) {
   // httplib's brotli runs at quality 11: seconds for the dashboard's larger replies.
   Start();

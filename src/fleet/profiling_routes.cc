@@ -67,7 +67,7 @@ StatusOr<ProfilingRequestSpec> ParseSpec(const std::string& body) {
 void RegisterProfilingRoutes(httplib::Server& s, ProfilingService* service, RequestGuard guard) {
   s.Post("/api/v1/profiling",
          [service, guard](const httplib::Request& req, httplib::Response& res) {
-           if (!guard(req, res, "") || !CheckOn(service, res)) return;
+           if (!guard(req, res, kOperatorRole) || !CheckOn(service, res)) return;
            StatusOr<ProfilingRequestSpec> spec = ParseSpec(req.body);
            if (!spec.ok()) {
              ReplyError(res, 400, spec.status().message());

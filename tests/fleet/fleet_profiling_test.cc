@@ -95,7 +95,8 @@ TEST(FleetProfilingTest, ProfilesAJobOnBothOfItsHostsAndStoresTheAnalysis) {
     ~RemoveDir() { std::filesystem::remove_all(path); }
   } remove_dir{dir};  // Declared first: removed after every process below has stopped.
   ASSERT_TRUE(
-      WriteFileAtomic(dir + "/fleet-tokens", "prof-a tok-a\nprof-b tok-b\n* tok-admin\n").ok());
+      WriteFileAtomic(dir + "/fleet-tokens", "prof-a tok-a\nprof-b tok-b\n@operator tok-admin\n")
+          .ok());
   ASSERT_TRUE(WriteFileAtomic(dir + "/tok-a", "tok-a\n").ok());
   ASSERT_TRUE(WriteFileAtomic(dir + "/tok-b", "tok-b\n").ok());
   ASSERT_TRUE(WriteFileAtomic(dir + "/admin", "tok-admin\n").ok());
