@@ -37,7 +37,8 @@ const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 
   '-keyout', key, '-out', cert], { stdio: 'ignore' });
 if (made.status !== 0) skip('the openssl command cannot make a test certificate');
 const TOKEN = 'dash-token-7f3a';
-writeFileSync(join(work, 'tokens'), `* ${TOKEN}\n`);
+const OPERATOR = 'op-token-19c2';
+writeFileSync(join(work, 'tokens'), `* ${TOKEN}\n@operator ${OPERATOR}\n`);
 
 const failures = [];
 const check = (ok, what) => {
@@ -46,7 +47,8 @@ const check = (ok, what) => {
 };
 
 const proc = spawn(fleetBin, ['serve', '--listen', '127.0.0.1:0', '--db', join(work, 'fleet.db'),
-  '--token-file', join(work, 'tokens'), '--tls-cert', cert, '--tls-key', key, '--log-level', 'warn'],
+  '--token-file', join(work, 'tokens'), '--tls-cert', cert, '--tls-key', key, '--log-level', 'warn',
+  '--profiling', 'manual'],
 { stdio: ['ignore', 'pipe', 'inherit'] });
 let context;
 try {
@@ -110,6 +112,25 @@ try {
   await fresh.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 15000 });
   check(!fresh.url().includes(TOKEN), `a #token= link signs in and is removed from the address bar (${fresh.url()})`);
   check(!urls.some((u) => u.includes(TOKEN)), 'no request URL carries the token');
+
+  // Asking for profiling from the Workflows page: a host token is told it needs an operator's;
+  // an operator token gets past the guard (and is told the job runs nowhere).
+  const ask = async (p, job) => {
+    await p.goto(`${base}/#/workflows`);
+    await p.waitForSelector('#profile-job', { timeout: 15000 });
+    await p.fill('#profile-job', job);
+    await p.click('#profile-start');
+    await p.waitForFunction(() => document.querySelector('#profile-status')?.classList.contains('form-error'),
+      null, { timeout: 15000 });
+    return p.textContent('#profile-status');
+  };
+  const asHost = await ask(page, 'job-7');
+  check(/operator token/.test(asHost), `a host token may not ask for profiling, and is told why (${asHost})`);
+  const op = await context.newPage();
+  await op.goto(`${base}/#token=${OPERATOR}`);
+  await op.waitForFunction(() => document.body.dataset.state === 'ready', null, { timeout: 15000 });
+  const asOperator = await ask(op, 'job-7');
+  check(/no host held its GPUs/.test(asOperator), `an operator token may (${asOperator})`);
   for (const p of problems) check(false, p);
 } catch (e) {
   check(false, `unexpected: ${e.stack || e}`);

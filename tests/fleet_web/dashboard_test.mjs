@@ -210,13 +210,30 @@ async function main() {
     await open('#/jobs', 'jobs');
     const jobCount = await page.$$eval('#page-jobs tbody tr', (r) => r.length);
     check(jobCount === JOBS.length, `jobs page lists ${JOBS.length} jobs (${jobCount})`);
-    // A profiling request for a running job (its hosts report no control address here, so it ends
-    // failed with the reason): the Workflows page lists it.
-    const asked = await fetch(`${base}/api/v1/profiling`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ job_id: '1001', reason: 'dashboard test', duration_ms: 500 }) });
-    check(asked.status === 202, `POST /api/v1/profiling accepted (${asked.status})`);
+    // Asking for profiling from the Workflows page: an empty job id and a job that does not run
+    // are refused with the reason; a running job's request (its hosts report no control address
+    // here, so it ends failed with the reason) is listed.
     await open('#/workflows', 'workflows');
+    await page.click('#profile-start');
+    const emptyMsg = await page.textContent('#profile-status');
+    check(emptyMsg.includes('enter the id'), `workflows: an empty job id is refused in the page (${emptyMsg})`);
+    await page.fill('#profile-job', 'no-such-job');
+    const problemsBefore = problems.length;
+    await page.click('#profile-start');
+    await page.waitForFunction(() => document.querySelector('#profile-status')?.classList.contains('form-error') &&
+      !document.querySelector('#profile-status').textContent.includes('enter the id'), null, { timeout: 10000 });
+    const refused = await page.textContent('#profile-status');
+    check(/no-such-job|no host|not running|recent/i.test(refused), `workflows: the service's refusal is shown (${refused})`);
+    // That refusal is the one failed request expected: a 404 for the POST (and Chromium's log of it).
+    const expected = problems.splice(problemsBefore);
+    check(expected.every((x) => x.includes('404')), `workflows: the refusal is the only failed request (${expected.join(' | ')})`);
+    await page.fill('#profile-job', '1001');
+    await page.fill('#profile-duration', '500');
+    await page.fill('#profile-reason', 'dashboard test');
+    await page.click('#profile-start');
+    await page.waitForSelector('#profile-notice', { timeout: 10000 });
+    const notice = await page.textContent('#profile-notice');
+    check(notice.includes('job 1001'), `workflows: the accepted request is confirmed (${notice})`);
     await page.screenshot({ path: join(outDir, 'workflows.png'), fullPage: true });
     const profRows = await page.$$eval('#profiling-requests tr.profiling-row', (rows) => rows.map((r) => r.textContent));
     check(profRows.length === 1 && profRows[0].includes('1001') && profRows[0].includes('dashboard test'),

@@ -8,9 +8,22 @@ export async function api(path, params = {}) {
     if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
   }
   const qs = q.toString();
-  const res = await fetch(`/api/v1/${path}${qs ? `?${qs}` : ''}`, {
+  return reply(await fetch(`/api/v1/${path}${qs ? `?${qs}` : ''}`, {
     headers: { Accept: 'application/json', ...authHeaders() },
-  });
+  }));
+}
+
+// POST of a JSON body (asking for profiling).
+export async function apiPost(path, body) {
+  return reply(await fetch(`/api/v1/${path}`, {
+    method: 'POST',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json', ...authHeaders() },
+    body: JSON.stringify(body),
+  }));
+}
+
+// The parsed reply, or an Error carrying the API's message and the HTTP status.
+async function reply(res) {
   let body = null;
   try {
     body = await res.json();
