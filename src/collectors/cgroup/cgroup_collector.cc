@@ -7,6 +7,7 @@
 #include <set>
 
 #include "base/file_util.h"
+#include "base/logging.h"
 #include "base/time_util.h"
 #include "collectors/cgroup/cgroup_selection.h"
 #include "collectors/cgroup/cgroup_stats.h"
@@ -58,9 +59,11 @@ constexpr MetricDesc kSkipped{"vigil_cgroup_skipped_cgroups",
 constexpr MetricDesc kUnreadable{"vigil_cgroup_unreadable_files",
                                  "Cgroup files that existed but could not be read last time.",
                                  MetricKind::kGauge, ""};
-constexpr MetricDesc kLayout{"vigil_cgroup_layout_info",
-                             "Cgroup layout of the host (version is v1, v2 or hybrid); always 1.",
-                             MetricKind::kGauge, "info"};
+constexpr MetricDesc kLayout{
+    "vigil_cgroup_layout_info",
+    "Cgroup layout of the host (version is v1, v2 or hybrid; root is the cgroup the mounts show, "
+    "/ unless a container sees only its own); always 1.",
+    MetricKind::kGauge, "info"};
 
 constexpr const MetricDesc* kMetrics[] = {
     &kCpuUsage,  &kCpuUser,   &kCpuSystem, &kPeriods,    &kThrottledPeriods,
@@ -144,8 +147,8 @@ std::vector<std::string> CgroupCollector::SelectCgroups(const CgroupLayout& layo
   std::set<std::string> globbed;
   for (std::string_view pattern : patterns) {
     for (const std::string& root : roots) {
-      for (std::string& path : ExpandCgroupGlob(root, pattern, expand_limit)) {
-        globbed.insert(std::move(path));
+      for (const std::string& path : ExpandCgroupGlob(root, pattern, expand_limit)) {
+        globbed.insert(layout.HierarchyPath(root, path));
       }
     }
   }
@@ -163,6 +166,13 @@ std::vector<std::string> CgroupCollector::SelectCgroups(const CgroupLayout& layo
 Status CgroupCollector::Collect(MetricWriter& out) {
   if (!layout_) {
     VIGIL_ASSIGN_OR_RETURN(CgroupLayout layout, DetectCgroupLayout(options_.paths));
+    for (const auto& [dir, root] : layout.mount_roots) {
+      VIGIL_LOG_WARN(
+          "cgroup: {} shows only the cgroup {} (a container without the host's cgroup tree): "
+          "cgroups outside it, such as other containers' jobs, cannot be read; mount the host's "
+          "/sys/fs/cgroup into the container to see them",
+          dir, root);
+    }
     layout_ = std::move(layout);
   }
   size_t skipped = 0;
@@ -210,7 +220,10 @@ Status CgroupCollector::Collect(MetricWriter& out) {
   out.Add(kMonitored, monitored);
   out.Add(kSkipped, static_cast<double>(skipped));
   out.Add(kUnreadable, unreadable);
-  out.Add(kLayout, 1, {{"version", std::string(CgroupKindName(layout_->kind))}});
+  const std::vector<std::string> roots = StatRoots(*layout_);
+  out.Add(kLayout, 1,
+          {{"version", std::string(CgroupKindName(layout_->kind))},
+           {"root", std::string(roots.empty() ? "/" : layout_->MountRoot(roots.front()))}});
   return OkStatus();
 }
 

@@ -12,7 +12,9 @@
 #include "attribution/cgroup_path_rules.h"
 #include "base/file_util.h"
 #include "base/time_util.h"
+#include "collectors/cgroup/cgroup_layout.h"
 #include "collectors/cgroup/cgroup_selection.h"
+#include "collectors/cgroup/cgroup_stats.h"
 
 namespace vigil {
 namespace {
@@ -307,6 +309,39 @@ TEST_F(CgroupScratchTest, CgroupRemovedAfterListingIsSkipped) {
   ASSERT_TRUE(c.status.ok());
   EXPECT_EQ(Value(c.batch, "vigil_cgroup_monitored_cgroups"), 0.0);
   EXPECT_EQ(Value(c.batch, "vigil_cgroup_unreadable_files"), 0.0);
+}
+
+// A container without its own cgroup namespace and without the host's tree: /sys/fs/cgroup shows
+// its own cgroup, which /proc names /docker/abc. Paths are the hierarchy's (as /proc gives them),
+// and a cgroup outside the mount is simply not visible.
+TEST_F(CgroupScratchTest, AMountOfASubtreeIsReadWithTheHierarchysPaths) {
+  ASSERT_TRUE(WriteFileAtomic(dir_ + "/proc/self/mountinfo",
+                              "25 1 0:21 / / rw - overlay overlay rw\n"
+                              "30 25 0:26 /docker/abc /sys/fs/cgroup ro,nosuid shared:9 - cgroup2 "
+                              "cgroup2 rw\n")
+                  .ok());
+  ASSERT_TRUE(WriteFileAtomic(Cgroup("/cpu.stat"), "usage_usec 3000000\n").ok());
+  ASSERT_TRUE(MakeDirs(Cgroup("/job_7")).ok());
+  ASSERT_TRUE(WriteFileAtomic(Cgroup("/job_7/cpu.stat"), "usage_usec 2000000\n").ok());
+  options_.cgroup_patterns = {"/", "/*", "/elsewhere.slice"};
+
+  Collected c = CollectOnce(options_);
+
+  ASSERT_TRUE(c.status.ok()) << c.status.ToString();
+  EXPECT_EQ(Value(c.batch, "vigil_cgroup_cpu_usage_seconds_total", "/docker/abc"), 3.0);
+  EXPECT_EQ(Value(c.batch, "vigil_cgroup_cpu_usage_seconds_total", "/docker/abc/job_7"), 2.0);
+  EXPECT_EQ(Value(c.batch, "vigil_cgroup_monitored_cgroups"), 2.0);
+  const Sample* layout = Find(c.batch, "vigil_cgroup_layout_info", "");
+  ASSERT_NE(layout, nullptr);
+  EXPECT_EQ(LabelValue(layout->labels, "root"), "/docker/abc");
+
+  StatusOr<CgroupLayout> l = DetectCgroupLayout(options_.paths);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(l->Dir(l->unified, "/docker/abc/job_7"), Cgroup("/job_7"));
+  EXPECT_EQ(l->Dir(l->unified, "/docker/abc"), Cgroup(""));
+  EXPECT_EQ(l->Dir(l->unified, "/docker/abcd"), "");  // A sibling, not a child.
+  EXPECT_EQ(l->Dir(l->unified, "/system.slice"), "");
+  EXPECT_FALSE(ReadCgroupStats(*l, "/system.slice", 100).found);
 }
 
 // The real host, whatever its layout: either no cgroups at all (absent) or a sane report.

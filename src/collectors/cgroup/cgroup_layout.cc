@@ -48,6 +48,28 @@ std::string CgroupLayout::V1Root(std::string_view controller) const {
   return it == v1.end() ? std::string() : it->second;
 }
 
+std::string_view CgroupLayout::MountRoot(const std::string& dir) const {
+  auto it = mount_roots.find(dir);
+  return it == mount_roots.end() ? std::string_view("/") : std::string_view(it->second);
+}
+
+std::string CgroupLayout::Dir(const std::string& dir, std::string_view path) const {
+  if (dir.empty()) return "";
+  const std::string_view root = MountRoot(dir);
+  if (root == "/") return JoinPath(dir, path);
+  if (path == root) return dir;
+  if (path.starts_with(root) && path.size() > root.size() && path[root.size()] == '/') {
+    return JoinPath(dir, path.substr(root.size()));
+  }
+  return "";
+}
+
+std::string CgroupLayout::HierarchyPath(const std::string& dir, std::string_view relative) const {
+  const std::string_view root = MountRoot(dir);
+  if (root == "/") return std::string(relative);
+  return relative == "/" || relative.empty() ? std::string(root) : JoinPath(root, relative);
+}
+
 std::string_view CgroupKindName(CgroupLayout::Kind kind) {
   switch (kind) {
     case CgroupLayout::Kind::kV1:
@@ -108,9 +130,28 @@ CgroupLayout ParseCgroupMounts(std::string_view mounts, std::string_view sys_roo
   return layout;
 }
 
+void ParseCgroupMountRoots(std::string_view mountinfo, std::string_view sys_root,
+                           CgroupLayout* layout) {
+  // "ID PARENT MAJ:MIN ROOT MOUNT-POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER-OPTIONS"
+  std::string_view line;
+  while (NextLine(&mountinfo, &line)) {
+    std::vector<std::string_view> f = SplitWhitespace(line);
+    size_t dash = 6;
+    while (dash < f.size() && f[dash] != "-") ++dash;
+    if (f.size() < 5 || dash + 1 >= f.size()) continue;
+    if (f[dash + 1] != "cgroup" && f[dash + 1] != "cgroup2") continue;
+    std::string root = Unescape(f[3]);
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    if (root.empty() || root == "/") continue;
+    layout->mount_roots.emplace(ResolveMountPoint(f[4], sys_root), std::move(root));
+  }
+}
+
 StatusOr<CgroupLayout> DetectCgroupLayout(const HostPaths& paths) {
+  std::string table = "self";
   StatusOr<std::string> text = ReadSmallFile(paths.Proc("self/mounts"));
   if (!text.ok()) {
+    table = "1";
     text = ReadSmallFile(paths.Proc("1/mounts"));
   }
   if (!text.ok()) {
@@ -119,6 +160,10 @@ StatusOr<CgroupLayout> DetectCgroupLayout(const HostPaths& paths) {
   CgroupLayout layout = ParseCgroupMounts(*text, paths.sys_root);
   if (layout.kind == CgroupLayout::Kind::kNone) {
     return NotFoundError("no cgroup filesystem in " + paths.Proc("self/mounts"));
+  }
+  if (StatusOr<std::string> info = ReadSmallFile(paths.Proc(table + "/mountinfo"), 4 << 20);
+      info.ok()) {
+    ParseCgroupMountRoots(*info, paths.sys_root, &layout);
   }
   return layout;
 }

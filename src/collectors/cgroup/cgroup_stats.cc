@@ -62,10 +62,6 @@ class CgroupDir {
   bool exists_ = false;
 };
 
-std::string Under(const std::string& root, std::string_view path) {
-  return root.empty() ? std::string() : JoinPath(root, path);
-}
-
 void ReadV2Cpu(CgroupDir& dir, CgroupStats* s) {
   if (std::optional<std::string> text = dir.Read("cpu.stat")) {
     auto m = ParseFlatKeyed(*text);
@@ -177,7 +173,7 @@ CgroupStats ReadCgroupStats(const CgroupLayout& layout, std::string_view path,
   CgroupStats s;
   const double ticks =
       clock_ticks_per_second > 0 ? static_cast<double>(clock_ticks_per_second) : 100.0;
-  CgroupDir unified(Under(layout.unified, path), &s);
+  CgroupDir unified(layout.Dir(layout.unified, path), &s);
   if (layout.kind == CgroupLayout::Kind::kV2) {
     ReadV2Cpu(unified, &s);
     ReadV2Memory(unified, &s);
@@ -188,8 +184,8 @@ CgroupStats ReadCgroupStats(const CgroupLayout& layout, std::string_view path,
   // v1 and hybrid: the v1 controllers, the unified tree only for what v1 does not mount.
   // A cgroup the v1 controller does not have (hybrid hosts: units without accounting) is read
   // from the unified tree, where cpu.stat always exists; missing files there are silent.
-  CgroupDir cpuacct(Under(layout.V1Root("cpuacct"), path), &s);
-  CgroupDir cpu(Under(layout.V1Root("cpu"), path), &s);
+  CgroupDir cpuacct(layout.Dir(layout.V1Root("cpuacct"), path), &s);
+  CgroupDir cpu(layout.Dir(layout.V1Root("cpu"), path), &s);
   if (!cpuacct.exists() && !cpu.exists()) {
     ReadV2Cpu(unified, &s);
   } else {
@@ -210,7 +206,7 @@ CgroupStats ReadCgroupStats(const CgroupLayout& layout, std::string_view path,
     }
   }
 
-  CgroupDir memory(Under(layout.V1Root("memory"), path), &s);
+  CgroupDir memory(layout.Dir(layout.V1Root("memory"), path), &s);
   if (!memory.exists()) {
     ReadV2Memory(unified, &s);
   } else {
@@ -223,7 +219,7 @@ CgroupStats ReadCgroupStats(const CgroupLayout& layout, std::string_view path,
     }
   }
 
-  CgroupDir blkio(Under(layout.V1Root("blkio"), path), &s);
+  CgroupDir blkio(layout.Dir(layout.V1Root("blkio"), path), &s);
   if (!blkio.exists()) {
     ReadV2Io(unified, &s);
   } else {
