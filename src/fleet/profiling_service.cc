@@ -100,8 +100,13 @@ Status ProfilingService::Load() {
                              [](Db& db) { return LoadProfilingRequests(db); }));
   std::lock_guard lock(mu_);
   for (ProfilingRequest& r : rows) {
-    if (!r.Terminal()) {
-      r.error = "vigil-fleet restarted while the request was " + r.state;
+    // A restart resumes what it can: collecting goes on until the deadline (the daemons retry
+    // their uploads meanwhile), and an analysis the restart cut short runs again. A request
+    // still starting traces cannot know which hosts started one, so it ends.
+    if (r.state == "analysing") {
+      to_analyse_.push_back(r.request_id);
+    } else if (r.state == "starting") {
+      r.error = "vigil-fleet restarted while starting the traces";
       r.state = "failed";
       r.updated_ns = now;
       PersistLocked(r);

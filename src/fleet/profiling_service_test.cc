@@ -176,8 +176,9 @@ TEST_F(ProfilingServiceTest, StartsTracesCollectsUploadsAnalysesAndStoresTheRepo
   EXPECT_EQ(report["ranks"].size(), 1u);
 }
 
-TEST_F(ProfilingServiceTest, HistorySurvivesARestartAndUnfinishedRequestsAreMarkedFailed) {
-  std::string analysed_id, open_id;
+TEST_F(ProfilingServiceTest, ARestartResumesCollectingAndTheUploadsStillCount) {
+  daemon_.set_triggered(1);
+  std::string open_id;
   {
     auto service = Service();
     auto r = service->Create({"good", 0, 0, "", "manual"});
@@ -189,12 +190,62 @@ TEST_F(ProfilingServiceTest, HistorySurvivesARestartAndUnfinishedRequestsAreMark
   auto list = service->List("", 10);
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(list[0].request_id, open_id);
-  EXPECT_EQ(list[0].state, "failed");
-  EXPECT_EQ(list[0].error, "vigil-fleet restarted while the request was collecting");
+  EXPECT_EQ(list[0].state, "collecting");  // Resumed, not failed.
   EXPECT_EQ(list[0].hosts.size(), 2u);
   EXPECT_EQ(list[0].duration_ms, 2000);  // The default.
   EXPECT_TRUE(service->EverProfiled("good"));
   EXPECT_FALSE(service->EverProfiled("gone"));
+  // The daemon's upload, retried after the restart, completes the request.
+  auto f = service->AcceptUpload(open_id, "node-a", 101, 0, "tr-fake-0001",
+                                 Fixture("nccl_sampled_rank-0.json.gz"));
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  ASSERT_TRUE(WaitFor([&] { return service->Get(open_id)->Terminal(); }));
+  EXPECT_EQ(service->Get(open_id)->state, "analysed") << service->Get(open_id)->error;
+}
+
+TEST_F(ProfilingServiceTest, ARestartReanalysesWhatItCutShortAndEndsWhatWasStarting) {
+  // Left by a restart: one request with its files whose analysis was running, one still
+  // calling the daemons (it cannot know which hosts started a trace).
+  const std::string dir = ledger_.dir() + "/restart-traces";
+  ASSERT_TRUE(MakeDirs(dir).ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(dir + "/node-a-101-rank0.json.gz", Fixture("nccl_sampled_rank-0.json.gz"))
+          .ok());
+  ProfilingRequest analysing;
+  analysing.request_id = "prof-analysing";
+  analysing.job_id = "good";
+  analysing.reason = "manual: before the restart";
+  analysing.trigger = "manual";
+  analysing.state = "analysing";
+  analysing.created_ns = analysing.updated_ns = kNow;
+  analysing.deadline_ns = kNow + 60 * kSec;
+  analysing.trace_dir = dir;
+  analysing.hosts = {{"node-a", "", "tracing", "tr-1", 1, ""}};
+  analysing.files = {{"node-a", 101, 0, "tr-1", dir + "/node-a-101-rank0.json.gz", 1, kNow}};
+  ProfilingRequest starting = analysing;
+  starting.request_id = "prof-starting";
+  starting.state = "starting";
+  starting.files.clear();
+  starting.trace_dir.clear();
+  for (const ProfilingRequest* r : {&analysing, &starting}) {
+    ASSERT_TRUE(ledger_.store()
+                    ->Write<int64_t>([&](Db& db) -> StatusOr<int64_t> {
+                      VIGIL_RETURN_IF_ERROR(SaveProfilingRequest(db, *r));
+                      return int64_t{0};
+                    })
+                    .ok());
+  }
+  auto service = Service();
+  auto ended = service->Get("prof-starting");
+  ASSERT_TRUE(ended.ok());
+  EXPECT_EQ(ended->state, "failed");
+  EXPECT_EQ(ended->error, "vigil-fleet restarted while starting the traces");
+  ASSERT_TRUE(WaitFor([&] { return service->Get("prof-analysing")->Terminal(); }));
+  EXPECT_EQ(service->Get("prof-analysing")->state, "analysed")
+      << service->Get("prof-analysing")->error;
+  std::lock_guard lock(mu_);
+  ASSERT_EQ(stored_.size(), 1u);
+  EXPECT_EQ(stored_[0].reason, "manual: before the restart");
 }
 
 TEST_F(ProfilingServiceTest, RefusesWhenOffOrTheJobHasNoRecentHost) {
