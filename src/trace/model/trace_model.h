@@ -7,14 +7,17 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "trace/model/dict_column.h"
+#include "trace/model/index_column.h"
+#include "trace/model/memory_table.h"
+#include "trace/model/near_column.h"
 #include "trace/model/packed_column.h"
+#include "trace/model/string_table.h"
 
 namespace vigil::trace {
 
@@ -43,27 +46,6 @@ inline bool IsCpuSideKind(EventKind k) {
   return k == EventKind::kCpuOp || k == EventKind::kUserAnnotation ||
          k == EventKind::kPythonFunction || k == EventKind::kRuntime || k == EventKind::kDriver;
 }
-
-// Interned strings: names repeat millions of times, so events store a 32-bit id.
-class StringTable {
- public:
-  StringTable() { Intern(""); }
-  // The index holds views into strings_: a copy must rebuild it; a move keeps the strings where
-  // they are (deque nodes move with the container).
-  StringTable(const StringTable& other);
-  StringTable& operator=(const StringTable& other);
-  StringTable(StringTable&&) noexcept = default;
-  StringTable& operator=(StringTable&&) noexcept = default;
-  uint32_t Intern(std::string_view s);
-  std::string_view Get(uint32_t id) const { return strings_[id]; }
-  size_t size() const { return strings_.size(); }
-  // Returns UINT32_MAX when absent.
-  uint32_t Find(std::string_view s) const;
-
- private:
-  std::deque<std::string> strings_;  // deque: push_back keeps views valid
-  std::unordered_map<std::string_view, uint32_t> index_;
-};
 
 inline constexpr uint32_t kNoIndex = 0xffffffffu;
 
@@ -110,58 +92,6 @@ struct EventTable {
   size_t size() const { return ts.size(); }
   int64_t end(size_t i) const { return ts[i] + dur[i]; }
   void Reserve(size_t n);
-};
-
-// "[memory]" instant events (profile_memory=True).
-struct MemoryEvent {
-  int64_t ts = 0;
-  int64_t bytes = 0;  // + alloc, - free
-  int64_t total_allocated = -1;
-  int64_t total_reserved = -1;
-  int32_t device_id = -1;
-  int32_t device_type = -1;  // 0 CPU, 1 CUDA
-};
-
-// MemoryEvents packed like the event table (~18 bytes a row instead of 40): a trace of a
-// training loop has one per allocation and one per free. Rows read back as MemoryEvent values.
-class MemoryTable {
- public:
-  using const_iterator = ColumnIterator<MemoryTable, MemoryEvent>;
-  using iterator = const_iterator;
-
-  MemoryEvent operator[](size_t i) const {
-    return {ts_[i],        bytes_[i],      total_allocated_[i], total_reserved_[i],
-            device_id_[i], device_type_[i]};
-  }
-  int64_t ts(size_t i) const { return ts_[i]; }
-  size_t size() const { return ts_.size(); }
-  bool empty() const { return ts_.empty(); }
-  const_iterator begin() const { return const_iterator(this, 0); }
-  const_iterator end() const { return const_iterator(this, size()); }
-  void reserve(size_t n) {
-    ts_.reserve(n);
-    bytes_.reserve(n);
-    total_allocated_.reserve(n);
-    total_reserved_.reserve(n);
-    device_id_.reserve(n);
-    device_type_.reserve(n);
-  }
-  void push_back(const MemoryEvent& m) {
-    ts_.push_back(m.ts);
-    bytes_.push_back(m.bytes);
-    total_allocated_.push_back(m.total_allocated);  // near its neighbours, like a timestamp
-    total_reserved_.push_back(m.total_reserved);
-    device_id_.push_back(m.device_id);
-    device_type_.push_back(m.device_type);
-  }
-
- private:
-  TimeColumn ts_;
-  PackedColumn<int64_t, int32_t> bytes_;
-  TimeColumn total_allocated_;
-  TimeColumn total_reserved_;
-  PackedColumn<int32_t, int8_t> device_id_;
-  PackedColumn<int32_t, int8_t> device_type_;
 };
 
 // Flow endpoints (ac2g, async_cpu_to_gpu, fwdbwd). No analysis needs them (GPU work links to its

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "trace/model/packed_column.h"
-
 #include <limits>
 #include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "trace/model/index_column.h"
+#include "trace/model/memory_table.h"
+#include "trace/model/near_column.h"
 #include "trace/model/trace_model.h"
 
 namespace vigil::trace {
