@@ -235,6 +235,11 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
          VIGIL_ASSIGN_OR_RETURN(c->auto_trace.duration_ms, AsInt(key, raw));
          return OkStatus();
        }},
+      {"auto_trace.upload",
+       [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
+         VIGIL_ASSIGN_OR_RETURN(c->auto_trace.upload, AsBool(key, raw));
+         return OkStatus();
+       }},
   };
   return *keys;
 }

@@ -38,6 +38,7 @@ struct AutoTraceConfig {
   int64_t low_utilization_for_ns = 600 * kNanosPerSecond;  // ...for this long.
   int64_t max_traces_per_hour = 4;
   int64_t duration_ms = 2000;
+  bool upload = true;  // With --fleet-url: send these traces there to be analysed.
 };
 
 struct DaemonConfig {

@@ -42,6 +42,9 @@ enabled = true
 [collectors.proc_meminfo]
 enabled = false
 interval = 30
+
+[auto_trace]
+upload = false
 )",
                              "test.toml", &c);
   ASSERT_TRUE(s.ok()) << s.message();
@@ -51,6 +54,7 @@ interval = 30
   EXPECT_EQ(c.gpu_backend, "sim");
   EXPECT_EQ(c.fleet_url, "http://fleet:9480");
   EXPECT_EQ(c.remote_write_auth_file, "/etc/vigil/remote-write-auth");
+  EXPECT_FALSE(c.auto_trace.upload);
   EXPECT_EQ(c.process_patterns, (std::vector<std::string>{"python.*", "torchrun"}));
   EXPECT_EQ(c.jsonl_keep_files, 3);
   EXPECT_EQ(CollectorInterval(c, "proc_cpu"), 1 * kNanosPerSecond);

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -135,11 +136,13 @@ nlohmann::json TracingStack::UploadStatusJson() const {
   return uploader_ ? uploader_->StatusJson() : nlohmann::json(nullptr);
 }
 
-// Every process of an upload-requested session whose file is written goes to the uploader once.
+// Every process of an upload-requested session whose file is written goes to the uploader once,
+// and so does every process of a session an automatic policy took (auto_trace.upload).
 void TracingStack::QueueUploads() {
   std::set<std::pair<std::string, int32_t>> live;
   for (const TraceSession& s : traces_->List()) {
-    if (s.upload_request_id.empty()) {
+    const bool own = s.origin.starts_with("auto:") && config_.auto_trace.upload;
+    if (s.upload_request_id.empty() && !own) {
       continue;
     }
     for (const TraceProcess& p : s.processes) {
@@ -155,6 +158,14 @@ void TracingStack::QueueUploads() {
       u.job_id = p.job_id.empty() ? s.job_id : p.job_id;
       u.path = p.watch_path.empty() ? p.path : p.watch_path;
       u.pid = p.pid;
+      if (u.request_id.empty()) {
+        u.origin = s.origin;
+        u.reason = s.reason;
+        // The processes that have written or may still write a file.
+        u.expected_files = std::count_if(s.processes.begin(), s.processes.end(), [](const auto& q) {
+          return q.state != TraceState::kFailed && q.state != TraceState::kExpired;
+        });
+      }
       uploader_->Enqueue(std::move(u));
     }
   }

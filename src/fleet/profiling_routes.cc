@@ -120,20 +120,35 @@ void RegisterProfilingRoutes(httplib::Server& s, ProfilingService* service, Requ
     const std::optional<int64_t> rank = req.has_param("rank")
                                             ? ParseInt64(req.get_param_value("rank"))
                                             : std::optional<int64_t>(-1);
-    if (!req.has_param("request_id") || !pid || *pid <= 0 || *pid > 0x7fffffff || !rank ||
-        *rank < -1 || *rank > 0x7fffffff) {
-      ReplyError(res, 400, "want ?request_id=R&host=H&pid=P[&rank=K][&job_id=J][&trace_id=T]");
+    const bool adopt = !req.has_param("request_id") && req.has_param("origin");
+    if ((!req.has_param("request_id") && !adopt) || !pid || *pid <= 0 || *pid > 0x7fffffff ||
+        !rank || *rank < -1 || *rank > 0x7fffffff) {
+      ReplyError(res, 400,
+                 "want ?request_id=R&host=H&pid=P[&rank=K][&job_id=J][&trace_id=T], or instead of "
+                 "request_id: origin=O&expected=N&trace_id=T&job_id=J[&reason=W]");
       return;
     }
-    StatusOr<ProfilingFile> f = service->AcceptUpload(
-        req.get_param_value("request_id"), host, static_cast<int32_t>(*pid),
-        static_cast<int32_t>(*rank), req.get_param_value("trace_id"), req.body);
+    std::string request_id = req.get_param_value("request_id");
+    if (adopt) {
+      const std::optional<int64_t> expected = ParseInt64(req.get_param_value("expected"));
+      StatusOr<std::string> id = service->AdoptDaemonTrace(
+          {host, req.get_param_value("trace_id"), req.get_param_value("job_id"),
+           expected.value_or(0), req.get_param_value("origin"), req.get_param_value("reason")});
+      if (!id.ok()) {
+        ReplyError(res, ProfilingCode(id.status()), id.status().message());
+        return;
+      }
+      request_id = *id;
+    }
+    StatusOr<ProfilingFile> f = service->AcceptUpload(request_id, host, static_cast<int32_t>(*pid),
+                                                      static_cast<int32_t>(*rank),
+                                                      req.get_param_value("trace_id"), req.body);
     if (!f.ok()) {
       ReplyError(res, ProfilingCode(f.status()), f.status().message());
       return;
     }
     ReplyJson(res, 201,
-              json{{"request_id", req.get_param_value("request_id")},
+              json{{"request_id", request_id},
                    {"host", f->host},
                    {"pid", f->pid},
                    {"rank", f->rank},

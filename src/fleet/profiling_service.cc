@@ -299,6 +299,36 @@ void ProfilingService::MaybeFinishCollectingLocked(ProfilingRequest* r, int64_t 
   r->updated_ns = now;
 }
 
+StatusOr<std::string> ProfilingService::AdoptDaemonTrace(const DaemonTrace& t) {
+  if (t.trace_id.empty() || t.job_id.empty() || t.expected_files <= 0 ||
+      static_cast<size_t>(t.expected_files) > options_.max_files) {
+    return InvalidArgumentError(
+        fmt::format("a trace without request_id needs trace_id, job_id and expected=1..{}",
+                    options_.max_files));
+  }
+  // One id per (host, trace): the daemon's retries and its other processes' files find it again.
+  const std::string id =
+      "daemon-" + SafeName(t.host).substr(0, 48) + "-" + SafeName(t.trace_id).substr(0, 48);
+  const int64_t now = Now();
+  std::lock_guard lock(mu_);
+  if (requests_.count(id) != 0) return id;
+  ProfilingRequest r;
+  r.request_id = id;
+  r.job_id = SanitizeForLog(t.job_id, 128);
+  r.trigger = "daemon";
+  r.reason = SanitizeForLog(t.origin.empty() ? t.reason : t.origin + ": " + t.reason, 200);
+  r.state = "collecting";
+  r.created_ns = r.updated_ns = now;
+  r.deadline_ns = now + options_.collect_deadline_ns;
+  r.hosts = {{t.host, "", "tracing", SanitizeForLog(t.trace_id, 64), t.expected_files, ""}};
+  r.trace_dir = JoinPath(options_.trace_dir, id);
+  requests_[id] = r;
+  PersistLocked(r);
+  VIGIL_LOG_INFO("profiling adopted a daemon's trace: request_id={} job_id={} reason={} files={}",
+                 id, r.job_id, r.reason, t.expected_files);
+  return id;
+}
+
 StatusOr<ProfilingFile> ProfilingService::AcceptUpload(const std::string& request_id,
                                                        const std::string& host, int32_t pid,
                                                        int32_t rank, const std::string& trace_id,

@@ -41,6 +41,14 @@ StatusOr<ProfilingMode> ParseProfilingMode(std::string_view text);
 
 using StoreAnalysisFn = std::function<StatusOr<int64_t>(const AnalysisUpload&)>;
 
+// What a daemon says of a trace it took without a request (docs/protocols.md "Trace upload").
+struct DaemonTrace {
+  std::string host, trace_id, job_id;
+  int64_t expected_files = 0;  // Processes it traced.
+  std::string origin;          // "auto:<policy>"
+  std::string reason;
+};
+
 struct ProfilingOptions {
   ProfilingMode mode = ProfilingMode::kManual;
   std::string trace_dir;  // Where uploads go ("" = var/traces beside the ledger file).
@@ -85,6 +93,10 @@ class ProfilingService {
   StatusOr<ProfilingRequest> Create(const ProfilingRequestSpec& spec);
   // One uploaded file (gzip bytes). NotFound for an unknown request; FailedPrecondition when it
   // no longer collects or `host` is not one of its hosts; ResourceExhausted over the caps.
+  // A trace a daemon took on its own (an automatic policy) and uploads: the request that will
+  // collect its `expected_files` files and analyse them, created on the first file and found
+  // again by (host, trace_id) on the next ones. Returns its id; InvalidArgument for bad fields.
+  StatusOr<std::string> AdoptDaemonTrace(const DaemonTrace& trace);
   StatusOr<ProfilingFile> AcceptUpload(const std::string& request_id, const std::string& host,
                                        int32_t pid, int32_t rank, const std::string& trace_id,
                                        std::string_view gzip_body);

@@ -248,6 +248,47 @@ TEST_F(ProfilingServiceTest, ARestartReanalysesWhatItCutShortAndEndsWhatWasStart
   EXPECT_EQ(stored_[0].reason, "manual: before the restart");
 }
 
+TEST_F(ProfilingServiceTest, ADaemonsOwnTraceBecomesARequestAnalysedOnceItsFilesAreIn) {
+  auto service = Service();
+  const DaemonTrace t{"node-a", "tr-auto-9", "good", 1, "auto:low_utilisation", "SM 6% for 10m"};
+  StatusOr<std::string> id = service->AdoptDaemonTrace(t);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_EQ(*id, "daemon-node-a-tr-auto-9");
+  EXPECT_EQ(*service->AdoptDaemonTrace(t), *id);  // A retry finds the same request.
+  auto r = *service->Get(*id);
+  EXPECT_EQ(r.state, "collecting");
+  EXPECT_EQ(r.trigger, "daemon");
+  EXPECT_EQ(r.reason, "auto:low_utilisation: SM 6% for 10m");
+  ASSERT_EQ(r.hosts.size(), 1u);
+  EXPECT_EQ(r.hosts[0].expected_files, 1);
+  EXPECT_EQ(
+      service
+          ->AcceptUpload(*id, "node-b", 5, 0, "tr-auto-9", Fixture("nccl_sampled_rank-0.json.gz"))
+          .status()
+          .code(),
+      StatusCode::kFailedPrecondition);  // Another host cannot add to it.
+  ASSERT_TRUE(
+      service
+          ->AcceptUpload(*id, "node-a", 5, 0, "tr-auto-9", Fixture("nccl_sampled_rank-0.json.gz"))
+          .ok());
+  ASSERT_TRUE(WaitFor([&] { return service->Get(*id)->Terminal(); }));
+  EXPECT_EQ(service->Get(*id)->state, "analysed") << service->Get(*id)->error;
+  std::lock_guard lock(mu_);
+  ASSERT_EQ(stored_.size(), 1u);
+  EXPECT_EQ(stored_[0].job_id, "good");
+  EXPECT_EQ(stored_[0].reason, "auto:low_utilisation: SM 6% for 10m");
+}
+
+TEST_F(ProfilingServiceTest, ADaemonsTraceWithoutItsIdentityIsRefused) {
+  auto service = Service();
+  for (const DaemonTrace& t : {DaemonTrace{"node-a", "", "good", 1, "auto:periodic", ""},
+                               DaemonTrace{"node-a", "tr", "", 1, "auto:periodic", ""},
+                               DaemonTrace{"node-a", "tr", "good", 0, "auto:periodic", ""},
+                               DaemonTrace{"node-a", "tr", "good", 1 << 20, "auto:periodic", ""}}) {
+    EXPECT_EQ(service->AdoptDaemonTrace(t).status().code(), StatusCode::kInvalidArgument);
+  }
+}
+
 TEST_F(ProfilingServiceTest, RefusesWhenOffOrTheJobHasNoRecentHost) {
   auto off = Service(ProfilingMode::kOff);
   EXPECT_EQ(off->Create({"good", 0, 0, "", "manual"}).status().code(),

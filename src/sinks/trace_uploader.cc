@@ -21,9 +21,12 @@ constexpr size_t kPeekBytes = 1 << 20;
 
 std::string Query(const TraceUploaderOptions& o, const TraceUpload& u, int32_t rank) {
   auto enc = [](const std::string& v) { return httplib::detail::encode_query_param(v); };
-  std::string q = "?request_id=" + enc(u.request_id) + "&host=" + enc(o.host) +
-                  "&job_id=" + enc(u.job_id) + "&pid=" + std::to_string(u.pid) +
-                  "&trace_id=" + enc(u.trace_id);
+  // A trace without a request says what the service needs to make one of it.
+  std::string q = u.request_id.empty() ? "?origin=" + enc(u.origin) + "&reason=" + enc(u.reason) +
+                                             "&expected=" + std::to_string(u.expected_files)
+                                       : "?request_id=" + enc(u.request_id);
+  q += "&host=" + enc(o.host) + "&job_id=" + enc(u.job_id) + "&pid=" + std::to_string(u.pid) +
+       "&trace_id=" + enc(u.trace_id);
   if (rank >= 0) q += "&rank=" + std::to_string(rank);
   return q;
 }

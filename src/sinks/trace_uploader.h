@@ -40,12 +40,15 @@ struct TraceUploaderOptions {
 };
 
 struct TraceUpload {
-  std::string request_id;
+  std::string request_id;  // "": a trace the daemon took on its own (origin, reason, expected).
   std::string trace_id;
   std::string job_id;
   std::string path;  // Where the daemon reads the file.
   int32_t pid = 0;
-  int32_t rank = -1;  // -1: not known (taken from the file's distributedInfo when present).
+  int32_t rank = -1;        // -1: not known (taken from the file's distributedInfo when present).
+  std::string origin = "";  // "auto:<policy>"
+  std::string reason = "";  // Why the policy took it.
+  int64_t expected_files = 0;  // Processes the session traced.
 };
 
 struct TraceUploadState {

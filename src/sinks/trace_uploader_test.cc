@@ -122,6 +122,26 @@ TEST_F(TraceUploaderTest, PostsTheGzippedFileWithItsIdentityAndTheHostToken) {
   EXPECT_EQ((*uploader)->StatusJson()["recent"][0]["state"], "uploaded");
 }
 
+TEST_F(TraceUploaderTest, ATraceTakenWithoutARequestSaysWhereItCameFrom) {
+  Receiver receiver;
+  auto uploader = TraceUploader::Create(Options(receiver));
+  ASSERT_TRUE(uploader.ok());
+  TraceUpload u{"", "tr-auto", "77", WriteTrace("auto.json", "{}"), 44, 1};
+  u.origin = "auto:low_utilisation";
+  u.reason = "SM active 6% for 10m";
+  u.expected_files = 2;
+  ASSERT_TRUE((*uploader)->Enqueue(u));
+  ASSERT_TRUE(WaitFor([&] { return receiver.got().size() == 1; }));
+  auto params = receiver.got()[0].params;
+  EXPECT_EQ(params.count("request_id"), 0u);
+  EXPECT_EQ(params["origin"], "auto:low_utilisation");
+  EXPECT_EQ(params["reason"], "SM active 6% for 10m");
+  EXPECT_EQ(params["expected"], "2");
+  EXPECT_EQ(params["trace_id"], "tr-auto");
+  EXPECT_EQ(params["job_id"], "77");
+  EXPECT_EQ(params["pid"], "44");
+}
+
 TEST_F(TraceUploaderTest, RetriesAServiceErrorAndGivesUpOnARefusal) {
   Receiver receiver({503, 503, 200, 404});
   auto uploader = TraceUploader::Create(Options(receiver));

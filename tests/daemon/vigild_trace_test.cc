@@ -8,12 +8,15 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "base/file_util.h"
@@ -146,6 +149,78 @@ TEST(VigildTraceTest, NothingMatchedListsRegisteredProcesses) {
   RunVigilCli("trace --job-id 999 --duration-ms 100 --host " + daemon.rpc_target(), &out);
 
   EXPECT_NE(out.find(std::to_string(kJobId)), std::string::npos) << out;  // What is registered.
+}
+
+// A trace vigild's own periodic policy takes goes to --fleet-url without any request, saying
+// where it came from, so the fleet can make a request of it (docs/protocols.md "Trace upload").
+TEST(VigildTraceTest, ATraceTheDaemonTakesOnItsOwnIsUploadedToTheFleet) {
+  httplib::Server fleet;  // Stands in for vigil-fleet's trace route.
+  std::mutex mu;
+  std::vector<std::multimap<std::string, std::string>> uploads;
+  fleet.Post("/api/v1/traces", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lock(mu);
+    uploads.push_back(req.params);
+    res.status = 201;
+    res.set_content("{}", "application/json");
+  });
+  const int port = fleet.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread serve([&] { fleet.listen_after_bind(); });
+  struct StopServer {
+    httplib::Server* s;
+    std::thread* t;
+    ~StopServer() {
+      s->stop();
+      t->join();
+    }
+  } stop_server{&fleet, &serve};
+
+  VigildProcess daemon;
+  const std::string config = daemon.dir() + "/auto.toml";
+  ASSERT_TRUE(WriteFileAtomic(config,
+                              "[auto_trace]\nperiodic = true\nperiodic_every = \"2s\"\n"
+                              "duration_ms = 100\n")
+                  .ok());
+  ASSERT_TRUE(
+      daemon.Spawn({"--config", config, "--fleet-url", "http://127.0.0.1:" + std::to_string(port),
+                    "--state-dir", daemon.dir() + "/state"}));
+  ASSERT_TRUE(daemon.WaitHealthy()) << daemon.Log();
+  testing_util::KinetoSpecClient kineto("vigil-kineto-auto-" + std::to_string(getpid()),
+                                        daemon.ipc_name());
+  ASSERT_TRUE(kineto.ok());
+  const auto pids = testing_util::OwnAncestorPids();
+  ASSERT_TRUE(kineto.RegisterContext(0, static_cast<int32_t>(getpid()), kJobId).has_value());
+  // Poll as Kineto does and write the trace when the daemon's own request arrives.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto polled = kineto.Poll(kActivities, kJobId, pids);
+    const std::string key = "ACTIVITIES_LOG_FILE=";
+    if (polled && polled->find(key) != std::string::npos) {
+      const size_t at = polled->find(key) + key.size();
+      const std::string log = polled->substr(at, polled->find('\n', at) - at);
+      ASSERT_TRUE(WriteFileAtomic(KinetoTraceFileForPid(log, static_cast<int32_t>(getpid())),
+                                  R"({"traceEvents": []})")
+                      .ok());
+    }
+    {
+      std::lock_guard lock(mu);
+      if (!uploads.empty()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::lock_guard lock(mu);
+  ASSERT_FALSE(uploads.empty()) << daemon.Log();
+  auto param = [&](const std::string& k) {
+    auto it = uploads[0].find(k);
+    return it == uploads[0].end() ? std::string("<none>") : it->second;
+  };
+  EXPECT_EQ(param("request_id"), "<none>");
+  EXPECT_EQ(param("origin"), "auto:periodic");
+  EXPECT_EQ(param("expected"), "1");
+  EXPECT_EQ(param("job_id"), std::to_string(kJobId));
+  EXPECT_EQ(param("pid"), std::to_string(getpid()));
+  EXPECT_NE(param("trace_id"), "<none>");
+  EXPECT_NE(param("reason").find("periodic"), std::string::npos) << param("reason");
 }
 
 }  // namespace
