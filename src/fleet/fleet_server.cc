@@ -7,6 +7,7 @@
 #include <httplib.h>
 
 #include "base/file_util.h"
+#include "base/listen_socket.h"
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
@@ -251,6 +252,10 @@ Status FleetServer::Start() {
     server_ = std::move(tls);
   }
   Routes();
+  // SO_REUSEADDR only (a second vigil-fleet on the port fails to start), and a backlog for
+  // bursts of daemons rather than httplib's 5.
+  ListenSocket listen_socket;
+  server_->set_socket_options(listen_socket.Options());
   port_ = options_.port == 0 ? server_->bind_to_any_port(options_.host)
           : server_->bind_to_port(options_.host, options_.port) ? options_.port
                                                                 : -1;
@@ -258,6 +263,7 @@ Status FleetServer::Start() {
     return UnavailableError("fleet http: cannot listen on " + options_.host + ":" +
                             std::to_string(options_.port));
   }
+  listen_socket.RaiseBacklog();
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (!server_->is_running() && std::chrono::steady_clock::now() < deadline) {

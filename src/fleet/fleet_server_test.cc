@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -142,6 +143,26 @@ TEST_F(FleetServerTest, OnlyOperatorTokensAskForProfiling) {
   // Operators read everything but push as no host.
   EXPECT_EQ(client_->Get("/api/v1/hosts", {{"Authorization", "Bearer op-1"}})->status, 200);
   EXPECT_EQ(Post(BatchJson("h1", "b1", t0_, 2), "op-1")->status, 403);
+}
+
+TEST_F(FleetServerTest, ASecondServerOnThePortFailsAndTheBacklogTakesABurst) {
+  Start();
+  FleetServerOptions o;
+  o.port = server_->port();
+  FleetServer second(o, store_.get());
+  EXPECT_EQ(second.Start().code(), StatusCode::kUnavailable);  // No SO_REUSEPORT sharing.
+  // The listening socket's backlog (ss shows it as Send-Q) is 1024, not httplib's 5.
+  FILE* ss = popen(
+      ("ss -ltnH 'sport = :" + std::to_string(server_->port()) + "' 2>/dev/null").c_str(), "r");
+  ASSERT_NE(ss, nullptr);
+  char line[512] = {};
+  const bool got = fgets(line, sizeof(line), ss) != nullptr;
+  pclose(ss);
+  if (!got) GTEST_SKIP() << "ss (iproute2) is not installed";
+  char state[32];
+  long recv_q = 0, send_q = 0;
+  ASSERT_EQ(sscanf(line, "%31s %ld %ld", state, &recv_q, &send_q), 3) << line;
+  EXPECT_EQ(send_q, 1024) << line;
 }
 
 TEST(FleetTokenFileTest, UnknownRolesAreRefused) {

@@ -9,6 +9,7 @@
 
 #include <httplib.h>
 
+#include "base/listen_socket.h"
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
@@ -115,12 +116,9 @@ Status HttpServer::Start() {
   server_->set_write_timeout(5, 0);
   server_->set_keep_alive_timeout(5);
   server_->set_payload_max_length(64 << 10);
-  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which would let a second daemon
-  // share the port silently instead of failing to start.
-  server_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
+  // SO_REUSEADDR only (a second daemon on the port fails to start), and a real backlog.
+  ListenSocket listen_socket;
+  server_->set_socket_options(listen_socket.Options());
   AddRoutes();
   if (options_.port == 0) {
     port_ = server_->bind_to_any_port(options_.host);
@@ -133,6 +131,7 @@ Status HttpServer::Start() {
     return UnavailableError("http: cannot listen on " + options_.host + ":" +
                             std::to_string(options_.port));
   }
+  listen_socket.RaiseBacklog();
   thread_ = std::thread([this] { server_->listen_after_bind(); });
   // stop() is a no-op until the listen loop runs, so wait for it (bounded) before returning.
   const int64_t deadline = MonotonicNanos() + 2 * kNanosPerSecond;
