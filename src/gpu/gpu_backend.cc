@@ -22,6 +22,16 @@ StatusOr<std::unique_ptr<GpuBackend>> CreateAmd(const GpuBackendOptions& options
   return std::unique_ptr<GpuBackend>(std::move(backend));
 }
 
+// What `vigil status` shows for a library that failed: a library that is simply not installed says
+// so in a few words (dlopen's own text repeats the name for every soname tried); one that loaded
+// and failed keeps its whole reason.
+std::string WhyNot(const Status& s, std::string_view library) {
+  if (s.message().find("cannot open shared object file") != std::string::npos) {
+    return std::string(library) + " not installed";
+  }
+  return s.message();
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<GpuBackend>> CreateGpuBackend(const GpuBackendOptions& options) {
@@ -48,8 +58,13 @@ StatusOr<std::unique_ptr<GpuBackend>> CreateGpuBackend(const GpuBackendOptions& 
     if (nvml.ok()) return nvml;
     auto amd = CreateAmd(options);
     if (amd.ok()) return amd;
-    return NotFoundError("no GPU library usable: " + nvml.status().message() + "; " +
-                         amd.status().message());
+    return NotFoundError(
+        "no GPU library usable: " +
+        WhyNot(nvml.status(),
+               options.nvml_library.empty() ? "NVML (libnvidia-ml.so.1)" : options.nvml_library) +
+        "; " +
+        WhyNot(amd.status(),
+               options.amd_library.empty() ? "ROCm SMI (librocm_smi64.so)" : options.amd_library));
   }
   return InvalidArgumentError("unknown --gpu-backend '" + b + "' (auto|nvml|dcgm|amd|sim|none)");
 }
