@@ -2,8 +2,9 @@
 #include "trace/reader/kineto_reader.h"
 
 #include <sys/stat.h>
-#if defined(__GLIBC__)
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__)
 #include <malloc.h>
+#define VIGIL_GLIBC_MALLOC 1
 #endif
 
 #include <algorithm>
@@ -19,6 +20,14 @@
 
 namespace vigil::trace {
 namespace {
+
+// Hands freed pages back to the system. Only with glibc's own allocator: a sanitizer replaces it,
+// and glibc's malloc_trim then walks arenas that were never set up (it crashes on reader threads).
+void ReleaseFreedMemory() {
+#if defined(VIGIL_GLIBC_MALLOC)
+  malloc_trim(0);
+#endif
+}
 
 constexpr size_t kPadding = 64;  // >= SIMDJSON_PADDING and kJsonSkipPadding
 static_assert(kPadding >= kJsonSkipPadding);
@@ -341,9 +350,7 @@ StatusOr<std::vector<RankTrace>> ReadTraces(const std::string& path, const ReadO
   auto worker = [&] {
     for (size_t i = next++; i < files.size(); i = next++) {
       results[i] = ReadTraceFile(files[i], options);
-#if defined(__GLIBC__)
-      malloc_trim(0);  // The reader's window and parser: hand them back before linking.
-#endif
+      ReleaseFreedMemory();  // The reader's window and parser, before linking.
       if (results[i].ok()) LinkTrace(&*results[i]);
     }
   };
@@ -351,11 +358,9 @@ StatusOr<std::vector<RankTrace>> ReadTraces(const std::string& path, const ReadO
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-#if defined(__GLIBC__)
   // The decode windows, parsers and inflate buffers are freed now; hand their pages (held in
   // each reading thread's malloc arena) back before the analyses allocate theirs.
-  malloc_trim(0);
-#endif
+  ReleaseFreedMemory();
   std::vector<RankTrace> out;
   out.reserve(results.size());
   for (size_t i = 0; i < results.size(); ++i) {
