@@ -9,6 +9,7 @@
 
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "metrics/gpu_hours_row.h"
 
 namespace vigil {
 namespace {
@@ -60,21 +61,6 @@ struct Cells {
   double alloc = 0, busy = 0, held = 0, energy = 0, idle = 0;
   std::optional<double> mfu, flops_per_step, step_s;
 };
-
-double Nonneg(double v) { return v < 1e-9 ? 0.0 : v; }
-
-json Row(const std::string& key, double wall_s, double alloc_s, double busy_s, double held_s,
-         double energy_j, double price) {
-  const double idle_s = Nonneg(wall_s - alloc_s);
-  return json{{"key", key},
-              {"gpu_hours", (alloc_s + idle_s) / kHour},
-              {"allocated_gpu_hours", alloc_s / kHour},
-              {"busy_gpu_hours", busy_s / kHour},
-              {"held_idle_gpu_hours", held_s / kHour},
-              {"idle_gpu_hours", idle_s / kHour},
-              {"energy_joules", energy_j},
-              {"cost", (alloc_s + idle_s) / kHour * price}};
-}
 
 json Optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
@@ -211,8 +197,8 @@ json AssemblePromqlReport(
   for (const auto& [k, c] : cells) {
     const auto& [bucket, key] = k;
     const double wall = jobs && key != kUnallocated ? c.alloc : c.alloc + c.idle;
-    if (jobs && key == kUnallocated && Nonneg(c.idle) == 0) continue;
-    json row = Row(key, wall, c.alloc, c.busy, c.held, c.energy, r.price_per_gpu_hour);
+    if (jobs && key == kUnallocated && NonNegative(c.idle) == 0) continue;
+    json row = GpuHoursRow(key, wall, c.alloc, c.busy, c.held, c.energy, r.price_per_gpu_hour);
     if (r.by == "job" && key != kUnallocated) {
       row["mfu_ratio"] = Optional(c.mfu);
       row["model_flops_per_step"] = Optional(c.flops_per_step);
@@ -248,8 +234,8 @@ json AssemblePromqlReport(
     energy += row["energy_joules"].get<double>();
     out["rows"].push_back(std::move(row));
   }
-  json totals = Row("total", gpu_h * kHour, alloc_h * kHour, busy_h * kHour, held_h * kHour, energy,
-                    r.price_per_gpu_hour);
+  json totals = GpuHoursRow("total", gpu_h * kHour, alloc_h * kHour, busy_h * kHour, held_h * kHour,
+                            energy, r.price_per_gpu_hour);
   totals.erase("key");
   out["totals"] = std::move(totals);
   const int64_t range = r.bucket_s > 0 ? r.bucket_s : r.until_s - r.since_s;

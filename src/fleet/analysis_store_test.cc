@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fleet/analysis_store.h"
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -12,6 +9,7 @@
 #include "base/time_util.h"
 #include "fleet/fleet_test_util.h"
 #include "fleet/ledger_query.h"
+#include "fleet/temp_ledger.h"
 
 namespace vigil {
 namespace {
@@ -50,21 +48,6 @@ std::string Report(json ranks, json insights) {
 
 class AnalysisStoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("vigil-analyses-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    LedgerOptions o;
-    o.path = (dir_ / "fleet.db").string();
-    auto s = LedgerStore::Open(o);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(*s);
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
   StatusOr<int64_t> Store(const std::string& job, const std::string& report,
                           const std::string& source = kAnalysisSourceUpload) {
     return StoreAnalysis(*store_, AnalysisUpload{.job_id = job,
@@ -100,8 +83,8 @@ class AnalysisStoreTest : public ::testing::Test {
     }
   }
 
-  std::filesystem::path dir_;
-  std::unique_ptr<LedgerStore> store_;
+  fleet_test::TempLedger ledger_;
+  LedgerStore* const store_ = ledger_.store();
 };
 
 TEST_F(AnalysisStoreTest, StoredReportComesBackWithItsSummaryAndInsights) {

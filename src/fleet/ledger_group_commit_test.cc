@@ -2,10 +2,7 @@
 // Group commit of the ledger store: a batch that fails inside a shared transaction rolls back to
 // its own savepoint (rows and in-memory differencing state), the others commit; concurrent
 // callers queued behind a running commit share the next one.
-#include <unistd.h>
-
 #include <chrono>
-#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -15,6 +12,7 @@
 #include "fleet/fleet_test_util.h"
 #include "fleet/ledger_query.h"
 #include "fleet/ledger_store.h"
+#include "fleet/temp_ledger.h"
 
 namespace vigil {
 namespace {
@@ -25,21 +23,8 @@ using nlohmann::json;
 class LedgerGroupCommitTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("vigil-group-" + std::to_string(getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    LedgerOptions o;
-    o.path = (dir_ / "fleet.db").string();
-    auto s = LedgerStore::Open(o);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(*s);
     const int64_t now_s = UnixNanos() / kSec;
     t0_ = (now_s - now_s % 3600 - 7200) * kSec;
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
   }
   // Report i (every 10 s) of `host`'s one GPU, held by a job of team-<host>.
   IngestBatch Tick(const std::string& host, int i, std::string id = "") {
@@ -71,13 +56,13 @@ class LedgerGroupCommitTest : public ::testing::Test {
   }
   // A second connection to the same file, as another process would have.
   std::unique_ptr<Db> OtherConnection() {
-    auto db = Db::Open((dir_ / "fleet.db").string());
+    auto db = Db::Open(ledger_.db_path());
     EXPECT_TRUE(db.ok());
     return db.ok() ? std::move(*db) : nullptr;
   }
 
-  std::filesystem::path dir_;
-  std::unique_ptr<LedgerStore> store_;
+  fleet_test::TempLedger ledger_;
+  LedgerStore* const store_ = ledger_.store();
   int64_t t0_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/time_util.h"
+#include "metrics/gpu_hours_row.h"
 
 namespace vigil {
 namespace {
@@ -23,22 +24,6 @@ Window HourWindow(int64_t since_ns, int64_t until_ns) {
   const int64_t s = since_ns / 1000000000;
   const int64_t u = (until_ns + 999999999) / 1000000000;
   return {s - ((s % 3600) + 3600) % 3600, u + (3600 - ((u % 3600) + 3600) % 3600) % 3600};
-}
-
-double Nonneg(double v) { return v < 1e-9 ? 0.0 : v; }
-
-// One attribution row: GPU-seconds in, GPU-hours out.
-json Row(const std::string& key, double wall_s, double alloc_s, double busy_s, double held_s,
-         double energy_j, double price) {
-  const double idle_s = Nonneg(wall_s - alloc_s);
-  return json{{"key", key},
-              {"gpu_hours", (alloc_s + idle_s) / kHour},
-              {"allocated_gpu_hours", alloc_s / kHour},
-              {"busy_gpu_hours", busy_s / kHour},
-              {"held_idle_gpu_hours", held_s / kHour},
-              {"idle_gpu_hours", idle_s / kHour},
-              {"energy_joules", energy_j},
-              {"cost", (alloc_s + idle_s) / kHour * price}};
 }
 
 StatusOr<std::string> JobColumn(std::string_view by) {
@@ -63,7 +48,8 @@ void AddTotals(json* out, double price) {
     held += r["held_idle_gpu_hours"].get<double>();
     energy += r["energy_joules"].get<double>();
   }
-  json t = Row("total", wall * kHour, alloc * kHour, busy * kHour, held * kHour, energy, price);
+  json t =
+      GpuHoursRow("total", wall * kHour, alloc * kHour, busy * kHour, held * kHour, energy, price);
   t.erase("key");
   (*out)["totals"] = t;
 }
@@ -151,8 +137,8 @@ StatusOr<json> QueryAttribution(Db& db, const AttributionQuery& q) {
     while (true) {
       VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
       if (!row) break;
-      rows.emplace_back(st.Int(0), Row(st.Text(1), st.Real(2), st.Real(3), st.Real(4), st.Real(5),
-                                       st.Real(6), q.price_per_gpu_hour));
+      rows.emplace_back(st.Int(0), GpuHoursRow(st.Text(1), st.Real(2), st.Real(3), st.Real(4),
+                                               st.Real(5), st.Real(6), q.price_per_gpu_hour));
     }
   } else {
     VIGIL_ASSIGN_OR_RETURN(
@@ -164,8 +150,8 @@ StatusOr<json> QueryAttribution(Db& db, const AttributionQuery& q) {
     while (true) {
       VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
       if (!row) break;
-      rows.emplace_back(st.Int(0), Row(st.Text(1), st.Real(2), st.Real(2), st.Real(3), st.Real(4),
-                                       st.Real(5), q.price_per_gpu_hour));
+      rows.emplace_back(st.Int(0), GpuHoursRow(st.Text(1), st.Real(2), st.Real(2), st.Real(3),
+                                               st.Real(4), st.Real(5), q.price_per_gpu_hour));
     }
     // GPU time no job held: the wall time of every GPU minus what jobs were allocated.
     VIGIL_ASSIGN_OR_RETURN(
@@ -176,10 +162,10 @@ StatusOr<json> QueryAttribution(Db& db, const AttributionQuery& q) {
     while (true) {
       VIGIL_ASSIGN_OR_RETURN(bool row, idle.Step());
       if (!row) break;
-      const double idle_s = Nonneg(idle.Real(1) - idle.Real(2));
+      const double idle_s = NonNegative(idle.Real(1) - idle.Real(2));
       if (idle_s > 0) {
         rows.emplace_back(idle.Int(0),
-                          Row(kUnallocatedKey, idle_s, 0, 0, 0, 0, q.price_per_gpu_hour));
+                          GpuHoursRow(kUnallocatedKey, idle_s, 0, 0, 0, 0, q.price_per_gpu_hour));
       }
     }
   }

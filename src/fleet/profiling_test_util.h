@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Ledger fixtures for the profiling tests: a temporary ledger file and jobs pushed minute by
-// minute through LedgerStore::Ingest as vigild would report them (per GPU: allocated and busy
-// seconds, plus vigil_daemon_info with the daemon's rpc_address). Owner: fleet. Test-only.
+// Ledger fixtures for the profiling tests: a temporary ledger (temp_ledger.h) and jobs pushed
+// minute by minute through LedgerStore::Ingest as vigild would report them (per GPU: allocated and
+// busy seconds, plus vigil_daemon_info with the daemon's rpc_address). Owner: fleet. Test-only.
 #pragma once
 
 #include <stdlib.h>
@@ -16,6 +16,7 @@
 
 #include "fleet/fleet_test_util.h"
 #include "fleet/ledger_store.h"
+#include "fleet/temp_ledger.h"
 
 namespace vigil::fleet_test {
 
@@ -30,24 +31,8 @@ struct SimJob {
   std::vector<double> busy;  // Busy ratio per minute (cycled).
 };
 
-class LedgerFixture {
+class LedgerFixture : public TempLedger {
  public:
-  LedgerFixture() {
-    char tmpl[] = "/tmp/vigil-prof-XXXXXX";
-    dir_ = mkdtemp(tmpl);
-    LedgerOptions o;
-    o.path = dir_ + "/fleet.db";
-    auto s = LedgerStore::Open(o);
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(*s);
-  }
-  ~LedgerFixture() {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-  LedgerStore* store() { return store_.get(); }
-  const std::string& dir() const { return dir_; }
-
   // Pushes minutes [0, minutes) of every job, one batch per host and minute.
   void Push(const std::vector<SimJob>& jobs, int minutes,
             const std::map<std::string, std::string>& rpc_addresses) {
@@ -75,15 +60,11 @@ class LedgerFixture {
                               {{"rpc_address", it->second}, {"version", "0.1.0"}}, 1, t));
         }
         const std::string id = host + "-" + std::to_string(m);
-        auto r = store_->Ingest(MakeBatch(host, id, m + 1, std::move(samples)), t);
+        auto r = store()->Ingest(MakeBatch(host, id, m + 1, std::move(samples)), t);
         ASSERT_TRUE(r.ok()) << r.status().ToString();
       }
     }
   }
-
- private:
-  std::string dir_;
-  std::unique_ptr<LedgerStore> store_;
 };
 
 }  // namespace vigil::fleet_test

@@ -9,35 +9,15 @@
 #include "trace/analysis/trace_diff.h"
 #include "trace/analyzer.h"
 #include "trace/reader/kineto_reader.h"
+#include "trace/testing/analysed_ranks.h"
 #include "trace/testing/trace_files.h"
 
 namespace vigil::trace {
 namespace {
 
+using testing::Analysed;
 using testing::TempDir;
 using testing::TraceBuilder;
-
-struct Analysed {
-  std::vector<RankTrace> traces;
-  Report report;
-  const RankReport& rank(size_t i = 0) const { return report.ranks[i]; }
-};
-
-// Report must not outlive the traces it points into: keep both together.
-std::unique_ptr<Analysed> RunAnalysis(const std::vector<TraceBuilder>& ranks,
-                                      AnalysisConfig config = {}) {
-  TempDir dir;
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    dir.Write("rank-" + std::to_string(i) + ".json", ranks[i].Json());
-  }
-  auto a = std::make_unique<Analysed>();
-  auto traces = ReadTraces(dir.path());
-  EXPECT_TRUE(traces.ok()) << traces.status().ToString();
-  if (!traces.ok()) return a;
-  a->traces = std::move(*traces);
-  a->report = Analyze(a->traces, config);
-  return a;
-}
 
 TEST(DescribeTest, AHistogramDescribesLikeTheValuesItCounts) {
   std::mt19937 rng(11);
@@ -71,7 +51,7 @@ TEST(TemporalBreakdownTest, SplitsSpanIntoComputeNonComputeIdleAndExposedComm) {
   b.Launch("cudaLaunchKernel", 0, 1, 1).Gpu("kernel", "gemm_a", 0, 10, 1);
   b.Launch("cudaLaunchKernel", 1, 1, 2).Gpu("kernel", "ncclDevKernel_AllReduce", 5, 15, 2, 9);
   b.Launch("cudaLaunchKernel", 2, 1, 3).Gpu("kernel", "gemm_b", 30, 10, 3);
-  auto a = RunAnalysis({b});
+  auto a = testing::AnalyseRanks({b});
   const TemporalBreakdown& t = a->rank().temporal;
   ASSERT_TRUE(t.valid);
   EXPECT_EQ(t.kernel_time, 40'000);
@@ -98,7 +78,7 @@ TEST(IdleTimeTest, HostWaitKernelWaitAndOtherFollowHtaDefinitions) {
   b.Launch("cudaLaunchKernel", 2, 1, 2).Gpu("kernel", "k", 17, 3, 2);     // gap 2: kernel wait
   b.Launch("cudaLaunchKernel", 90, 1, 3).Gpu("kernel", "k", 100, 10, 3);  // launched late: host
   b.Launch("cudaLaunchKernel", 95, 1, 4).Gpu("kernel", "k", 200, 10, 4);  // gap 90: other
-  auto a = RunAnalysis({b});
+  auto a = testing::AnalyseRanks({b});
   const IdleBreakdown& idle = a->rank().idle;
   ASSERT_EQ(idle.streams.size(), 1u);
   EXPECT_EQ(idle.kernel_wait, 2'000);
@@ -112,7 +92,7 @@ TEST(LaunchStatsTest, CountsHipAndGraphLaunches) {
   b.Launch("hipLaunchKernel", 0, 5, 1).Gpu("kernel", "k1", 10, 2, 1);
   b.Launch("cudaGraphLaunch", 20, 5, 2);
   for (int i = 0; i < 3; ++i) b.Gpu("kernel", "graph_k", 30 + i * 3, 2, 2);
-  auto a = RunAnalysis({b});
+  auto a = testing::AnalyseRanks({b});
   const LaunchStats& s = a->rank().launch;
   EXPECT_EQ(s.n, 2u);  // the HIP launch, and the graph's first kernel
   EXPECT_EQ(s.graph_launches, 1u);
@@ -128,7 +108,7 @@ TEST(MemcpyTest, PageableCopiesAndBandwidth) {
       .Gpu("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 10, 1000, 1, 7, R"("bytes": 4000000)");
   b.Launch("cudaMemcpyAsync", 0, 5, 2)
       .Gpu("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 2000, 100, 2, 7, R"("bytes": 1000000)");
-  auto a = RunAnalysis({b});
+  auto a = testing::AnalyseRanks({b});
   const MemcpyAnalysis& m = a->rank().extras.memcpy;
   EXPECT_EQ(m.pageable_bytes, 4'000'000);
   ASSERT_EQ(m.kinds.size(), 2u);
@@ -144,7 +124,7 @@ TEST(SyncPointsTest, NameTheOperatorThatCausedTheSync) {
   b.Launch("cudaMemcpyAsync", 2, 5, 1)
       .Gpu("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 8, 1, 1);
   b.Launch("cudaStreamSynchronize", 10, 80, 2);
-  auto a = RunAnalysis({b});
+  auto a = testing::AnalyseRanks({b});
   const SyncAnalysis& s = a->rank().extras.syncs;
   EXPECT_EQ(s.count, 1u);
   EXPECT_EQ(s.total_ns, 80'000);
@@ -159,7 +139,7 @@ TEST(KernelSequencesTest, RepeatedPairIsAFusionCandidate) {
     b.Launch("cudaLaunchKernel", i * 10 + 1, 1, 2 * i + 1)
         .Gpu("kernel", "add_kernel", i * 10 + 5, 2, 2 * i + 1);
   }
-  auto a = RunAnalysis({b});
+  auto a = testing::AnalyseRanks({b});
   const auto& seqs = a->rank().extras.sequences;
   ASSERT_FALSE(seqs.empty());
   const StringTable& st = a->traces[0].strings;
@@ -173,7 +153,7 @@ TEST(UserAnnotationsTest, KernelTimeIsAttributedToTheEnclosingRange) {
   b.Cpu("user_annotation", "forward", 0, 100);
   b.Launch("cudaLaunchKernel", 10, 5, 1).Gpu("kernel", "k", 20, 20, 1);
   b.Cpu("user_annotation", "ProfilerStep#3", 0, 200);
-  auto a = RunAnalysis({b});
+  auto a = testing::AnalyseRanks({b});
   const auto& ann = a->rank().extras.annotations;
   ASSERT_EQ(ann.size(), 1u);  // ProfilerStep is a step, not an annotation
   EXPECT_EQ(ann[0].name, "forward");
@@ -185,7 +165,7 @@ TEST(MemoryTimelineTest, PeakAgainstDeviceCapacity) {
   b.TopLevel(
       R"("deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 1000}])");
   b.Memory(1, 100, 200).Memory(2, 950, 960).Memory(3, 500, 960);
-  auto a = RunAnalysis({b});
+  auto a = testing::AnalyseRanks({b});
   const auto& mem = a->rank().extras.memory;
   ASSERT_EQ(mem.size(), 1u);
   EXPECT_EQ(mem[0].peak_allocated, 950);
@@ -198,7 +178,7 @@ TEST(CriticalPathTest, LongKernelsAreGpuBoundLongCpuOpsAreCpuBound) {
   for (int i = 0; i < 10; ++i) {
     gpu_bound.Launch("cudaLaunchKernel", i * 2, 1, i).Gpu("kernel", "big", 5 + i * 100, 100, i);
   }
-  auto g = RunAnalysis({gpu_bound});
+  auto g = testing::AnalyseRanks({gpu_bound});
   EXPECT_EQ(g->rank().extras.critical_path.BoundBy(), "gpu_compute");
   TraceBuilder cpu_bound;
   for (int i = 0; i < 10; ++i) {
@@ -206,7 +186,7 @@ TEST(CriticalPathTest, LongKernelsAreGpuBoundLongCpuOpsAreCpuBound) {
     cpu_bound.Launch("cudaLaunchKernel", i * 100 + 96, 2, i)
         .Gpu("kernel", "tiny", i * 100 + 99, 1, i);
   }
-  auto c = RunAnalysis({cpu_bound});
+  auto c = testing::AnalyseRanks({cpu_bound});
   EXPECT_EQ(c->rank().extras.critical_path.BoundBy(), "cpu");
   const CriticalPath& cp = c->rank().extras.critical_path;
   EXPECT_EQ(cp.gpu_compute + cp.gpu_comm + cp.gpu_memory + cp.cpu + cp.sync + cp.gaps, cp.Length());
@@ -219,7 +199,7 @@ TEST(StragglerTest, SlowRankIsFlaggedAndKernelSpreadComputed) {
     ranks[r].TopLevel("\"distributedInfo\": {\"rank\": " + std::to_string(r) + "}");
     ranks[r].Launch("cudaLaunchKernel", 0, 1, 1).Gpu("kernel", "gemm", 2, dur, 1);
   }
-  auto a = RunAnalysis(ranks);
+  auto a = testing::AnalyseRanks(ranks);
   ASSERT_FALSE(a->report.cross.stragglers.empty());
   EXPECT_EQ(a->report.cross.stragglers[0].rank, 2);
   EXPECT_NEAR(a->report.cross.stragglers[0].excess_pct, 50, 1e-9);
@@ -232,8 +212,8 @@ TEST(TraceDiffTest, ReportsTheKernelThatGotSlower) {
   base.Launch("cudaLaunchKernel", 0, 1, 1).Gpu("kernel", "attention", 2, 100, 1);
   test.Launch("cudaLaunchKernel", 0, 1, 1).Gpu("kernel", "attention", 2, 160, 1);
   test.Launch("cudaLaunchKernel", 1, 1, 2).Gpu("kernel", "new_kernel", 170, 5, 2);
-  auto a = RunAnalysis({base});
-  auto b = RunAnalysis({test});
+  auto a = testing::AnalyseRanks({base});
+  auto b = testing::AnalyseRanks({test});
   TraceDiff d = DiffReports(a->report, b->report);
   ASSERT_GE(d.kernels.size(), 2u);
   EXPECT_EQ(d.kernels[0].name, "attention");
@@ -252,7 +232,7 @@ TEST(EfficiencyTest, TensorCoresSmEfficiencyAndRoofline) {
   b.Launch("cudaLaunchKernel", 2, 1, 2)
       .Gpu("kernel", "ampere_sgemm_128x64_nn", 1005, 1000, 2, 7,
            R"("blocks per SM": 2.0, "est. achieved occupancy %": 20)");
-  auto a = RunAnalysis({b});
+  auto a = testing::AnalyseRanks({b});
   const Efficiency& e = a->rank().extras.efficiency;
   EXPECT_NEAR(e.TensorCorePct(), 50, 1e-9);
   EXPECT_EQ(e.gemm_no_tc_time, 1'000'000);

@@ -8,6 +8,7 @@
 
 #include "trace/analyzer.h"
 #include "trace/reader/kineto_reader.h"
+#include "trace/testing/analysed_ranks.h"
 #include "trace/testing/trace_files.h"
 
 namespace vigil::trace {
@@ -15,25 +16,6 @@ namespace {
 
 using testing::TempDir;
 using testing::TraceBuilder;
-
-struct Analysed {
-  std::vector<RankTrace> traces;
-  Report report;
-};
-
-std::unique_ptr<Analysed> RunRanks(const std::vector<TraceBuilder>& ranks) {
-  TempDir dir;
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    dir.Write("rank-" + std::to_string(i) + ".json", ranks[i].Json());
-  }
-  auto a = std::make_unique<Analysed>();
-  auto traces = ReadTraces(dir.path());
-  EXPECT_TRUE(traces.ok()) << traces.status().ToString();
-  if (!traces.ok()) return a;
-  a->traces = std::move(*traces);
-  a->report = Analyze(a->traces, AnalysisConfig());
-  return a;
-}
 
 constexpr const char* kAllReduce = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)";
 
@@ -58,7 +40,7 @@ TraceBuilder OneAllReduce(int rank, double compute_us, double ar_end, double clo
 
 TEST(MultiRankCriticalPathTest, SlowRankArrivingLateAtAllReduceIsOnThePath) {
   // Rank 1 computes for 40 us, rank 0 for 5 us: rank 0 waits in the all-reduce until 50.
-  auto a = RunRanks({OneAllReduce(0, 5, 60), OneAllReduce(1, 40, 60)});
+  auto a = testing::AnalyseRanks({OneAllReduce(0, 5, 60), OneAllReduce(1, 40, 60)});
   const MultiRankCriticalPath& p = a->report.multi_path;
   ASSERT_TRUE(p.valid) << p.note;
   EXPECT_FALSE(p.matches.recorded_args);  // no collective arguments: kernel order per stream
@@ -89,7 +71,8 @@ TEST(MultiRankCriticalPathTest, SlowRankArrivingLateAtAllReduceIsOnThePath) {
 
 TEST(MultiRankCriticalPathTest, RankWithOffsetClockStillJoinsAndReportsTheOffset) {
   // Rank 1's clock reads 1 s (1e6 us) later; its slow compute must still be found.
-  auto a = RunRanks({OneAllReduce(0, 5, 60, 0, true), OneAllReduce(1, 40, 60, 1e6, true)});
+  auto a =
+      testing::AnalyseRanks({OneAllReduce(0, 5, 60, 0, true), OneAllReduce(1, 40, 60, 1e6, true)});
   const MultiRankCriticalPath& p = a->report.multi_path;
   ASSERT_TRUE(p.valid) << p.note;
   EXPECT_TRUE(p.matches.recorded_args);
@@ -112,7 +95,7 @@ TEST(MultiRankCriticalPathTest, ThreeRanksPathCrossesToEachLateRankInTurn) {
     b.Launch("cudaLaunchKernel", 3, 1, 4).Gpu("kernel", kAllReduce, 60 + k2, 50 - k2, 4);
     return b;
   };
-  auto a = RunRanks({rank(0, 5, 5), rank(1, 5, 40), rank(2, 40, 5)});
+  auto a = testing::AnalyseRanks({rank(0, 5, 5), rank(1, 5, 40), rank(2, 40, 5)});
   const MultiRankCriticalPath& p = a->report.multi_path;
   ASSERT_TRUE(p.valid) << p.note;
   ASSERT_EQ(p.matches.collectives.size(), 2u);
@@ -137,7 +120,7 @@ TEST(MultiRankCriticalPathTest, ThreeRanksPathCrossesToEachLateRankInTurn) {
 }
 
 TEST(MultiRankCriticalPathTest, SingleRankHasNoCrossRankPath) {
-  auto a = RunRanks({OneAllReduce(0, 5, 60)});
+  auto a = testing::AnalyseRanks({OneAllReduce(0, 5, 60)});
   EXPECT_FALSE(a->report.multi_path.valid);
 }
 
@@ -154,7 +137,7 @@ TEST(QueueLengthTest, CountsLaunchedWorkNotYetStartedPerStream) {
   b.Launch("cudaLaunchKernel", 0, 0.5, 1).Gpu("kernel", "k", 5, 5, 1);
   b.Launch("cudaLaunchKernel", 1, 0.5, 2).Gpu("kernel", "k", 10, 5, 2);
   b.Launch("cudaLaunchKernel", 2, 0.5, 3).Gpu("kernel", "k", 15, 5, 3);
-  auto a = RunRanks({b});
+  auto a = testing::AnalyseRanks({b});
   const QueueLengthSummary& q = a->report.ranks[0].extras.queue_length;
   ASSERT_EQ(q.streams.size(), 1u);
   const StreamQueueLength& s = q.streams[0];
@@ -178,7 +161,7 @@ TEST(MemoryBandwidthTest, OverlappingCopiesOfOneKindAddUp) {
   b.Gpu("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 10.5, 2, 2, 8, R"("bytes": 4000)");
   b.Launch("cudaMemsetAsync", 2, 0.1, 3);
   b.Gpu("gpu_memset", "Memset (Device)", 20, 1, 3, 7, R"("bytes": 500)");
-  auto a = RunRanks({b});
+  auto a = testing::AnalyseRanks({b});
   const MemoryBandwidthSummary& m = a->report.ranks[0].extras.memory_bw;
   ASSERT_EQ(m.kinds.size(), 2u);
   const MemoryKindBandwidth& h = m.kinds[0];
