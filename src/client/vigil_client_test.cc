@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "base/time_util.h"
+#include "base/wait_for.h"
 #include "client/vigil_client.hpp"
 #include "ipc/fabric_server.h"
 #include "ipc/job_metrics.h"
@@ -19,17 +20,6 @@
 
 namespace vigil {
 namespace {
-
-bool WaitFor(const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
 
 class ClientTest : public ::testing::Test {
  protected:

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "base/file_util.h"
+#include "base/wait_for.h"
 #include "fleet/profiling_test_util.h"
 #include "rpc/rpc_server.h"
 
@@ -21,15 +22,6 @@ using fleet_test::kT0;
 using nlohmann::json;
 
 constexpr int64_t kNow = kT0 + 10 * 60 * kSec;
-
-bool WaitFor(const std::function<bool()>& cond, int seconds = 60) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return cond();
-}
 
 std::string Fixture(const std::string& name) {
   auto data = ReadSmallFile(std::string(VIGIL_TEST_DATA_DIR) + "/traces/" + name, 64 << 20);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/time_util.h"
+#include "base/wait_for.h"
 
 namespace vigil {
 namespace {
@@ -36,15 +37,6 @@ BatchPtr MakeBatch(int index, int samples) {
   }
   b->samples.push_back(Sample{&kHostCpu, {}, 1.0, 1});  // Not pushed by default.
   return b;
-}
-
-bool WaitFor(const std::function<bool()>& cond, int seconds = 10) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return cond();
 }
 
 // A stand-in for vigil-fleet's ingest endpoint that records what it receives.

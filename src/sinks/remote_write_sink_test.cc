@@ -15,6 +15,7 @@
 
 #include "base/file_util.h"
 #include "base/time_util.h"
+#include "base/wait_for.h"
 #include "sinks/remote_write_encoding.h"
 
 namespace vigil {
@@ -22,17 +23,6 @@ namespace {
 
 constexpr MetricDesc kValue{"vigil_test_value_ratio", "Test value.", MetricKind::kGauge, "ratio"};
 constexpr int64_t kT0 = 1'764'410'994'123'000'000;  // A fixed Unix time in ns.
-
-bool WaitFor(const std::function<bool()>& cond, double timeout_s = 10) {
-  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
-  while (!cond()) {
-    if (MonotonicNanos() > deadline) {
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
 
 // A remote-write receiver in the test: decodes snappy + protobuf and records every request.
 // Statuses can be scripted, and the handler can be held to simulate a slow receiver.

@@ -16,18 +16,10 @@
 
 #include "base/file_util.h"
 #include "base/gzip.h"
+#include "base/wait_for.h"
 
 namespace vigil {
 namespace {
-
-bool WaitFor(const std::function<bool()>& cond, int seconds = 20) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return cond();
-}
 
 struct Received {
   std::string target, auth, body;

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file_util.h"
+#include "base/wait_for.h"
 #include "fleet_process.h"
 #include "vigild_process.h"
 
@@ -34,15 +35,6 @@ namespace {
 using nlohmann::json;
 
 constexpr char kJob[] = "sim-train-1001";  // GPUs 0-3 of every simulated host.
-
-bool WaitFor(const std::function<bool()>& cond, int seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return cond();
-}
 
 // One rank: the client process with VIGIL_JOB_ID in its environment.
 class Rank {
@@ -68,7 +60,7 @@ class Rank {
     }
   }
   bool WaitReady() {
-    return WaitFor([&] { return PathExists(ready_); }, 30);
+    return WaitFor([&] { return PathExists(ready_); }, 30, std::chrono::milliseconds(200));
   }
 
  private:
@@ -149,7 +141,7 @@ TEST(FleetProfilingTest, ProfilesAJobOnBothOfItsHostsAndStoresTheAnalysis) {
         for (const json& g : job["gpus"]) job_hosts.insert(g.value("host", ""));
         return with_rpc == 2 && job_hosts.size() == 2;
       },
-      90))
+      90, std::chrono::milliseconds(200)))
       << daemons[0]->Log();
   json hosts = Api(fleet.url(), "GET", "/api/v1/hosts", "tok-admin", &status);
   for (const json& h : hosts["hosts"]) {

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "base/file_util.h"
+#include "base/wait_for.h"
 #include "ipc/fabric_server.h"
 #include "ipc/ipc_test_util.h"
 #include "ipc/trace_rpc.h"
@@ -26,17 +27,6 @@ using testing_util::KinetoSpecClient;
 using testing_util::OwnAncestorPids;
 
 constexpr int64_t kSecond = 1000000000;
-
-bool WaitFor(const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
 
 class FabricTest : public ::testing::Test {
  protected:

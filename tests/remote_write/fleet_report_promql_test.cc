@@ -20,6 +20,7 @@
 #include "base/file_util.h"
 #include "base/http_authorization.h"
 #include "base/time_util.h"
+#include "base/wait_for.h"
 #include "collectors/gpu_metrics.h"
 #include "server_process.h"
 #include "sinks/remote_write_sink.h"
@@ -44,15 +45,6 @@ struct Engine {
   std::string name, binary, ready_path, flush_path;
 };
 void PrintTo(const Engine& e, std::ostream* os) { *os << e.name; }
-
-bool WaitFor(const std::function<bool()>& cond, double timeout_s) {
-  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
-  while (!cond()) {
-    if (MonotonicNanos() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return true;
-}
 
 // Tick i at t0 + 10 i s on host itest-node: GPU-1 held by team-a's pytorch job A all along (half
 // busy, 300 W); GPU-2 held by team-b's jax job B, never busy (100 W), for the first 300 s, then
@@ -170,7 +162,7 @@ class FleetReportPromqlTest : public ::testing::TestWithParam<Engine> {
           return !doc.is_discarded() && doc.contains("data") && !doc["data"]["result"].empty() &&
                  doc["data"]["result"][0]["value"][1] == std::to_string(kTicks + 1);
         },
-        30))
+        30, std::chrono::milliseconds(100)))
         << server_->Log();
   }
   void TearDown() override {

@@ -17,11 +17,14 @@
 
 #include "base/file_util.h"
 #include "base/time_util.h"
+#include "base/wait_for.h"
 #include "server_process.h"
 #include "sinks/remote_write_sink.h"
 
 namespace vigil {
 namespace {
+
+constexpr std::chrono::milliseconds kPoll{50};  // Each try of a WaitFor may query the engine.
 
 using testing::FindOnPath;
 using testing::FreeLoopbackPort;
@@ -42,17 +45,6 @@ struct Engine {
 };
 
 void PrintTo(const Engine& engine, std::ostream* os) { *os << engine.name; }
-
-bool WaitFor(const std::function<bool()>& cond, double timeout_s) {
-  const int64_t deadline = MonotonicNanos() + static_cast<int64_t>(timeout_s * 1e9);
-  while (!cond()) {
-    if (MonotonicNanos() > deadline) {
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return true;
-}
 
 BatchPtr MakeBatch(int64_t time_ns, const std::vector<std::pair<std::string, double>>& gpus) {
   auto batch = std::make_shared<MetricBatch>();
@@ -161,7 +153,7 @@ TEST_P(RemoteWriteEngineTest, PushedSamplesAreReadBackWithTheirLabels) {
   MakeSink();
   sink_->Consume(MakeBatch(t0_, {{"GPU-0", 0.25}, {"GPU-1", 0.75}}));
   const std::map<std::string, double> want = {{"GPU-0", 0.25}, {"GPU-1", 0.75}};
-  ASSERT_TRUE(WaitFor([&] { return Query(Selector(), t0_) == want; }, 20))
+  ASSERT_TRUE(WaitFor([&] { return Query(Selector(), t0_) == want; }, 20, kPoll))
       << last_reply_ << "\nsink: " << sink_->health().message << "\n"
       << server_->Log();
   EXPECT_EQ(labels_["GPU-0"].value("__name__", ""), kValue.name);
@@ -181,7 +173,8 @@ TEST_P(RemoteWriteEngineTest, AnEndedSeriesIsMarkedStale) {
   // well inside the 5-minute lookback.
   const std::map<std::string, double> both = {{"GPU-0", 1}, {"GPU-1", 2}};
   const std::map<std::string, double> one = {{"GPU-0", 1}};
-  ASSERT_TRUE(WaitFor([&] { return Query(Selector(), t0_ + 2 * kNanosPerSecond) == one; }, 20))
+  ASSERT_TRUE(
+      WaitFor([&] { return Query(Selector(), t0_ + 2 * kNanosPerSecond) == one; }, 20, kPoll))
       << last_reply_ << "\n"
       << server_->Log();
   EXPECT_EQ(Query(Selector(), t0_ + kNanosPerSecond / 2), both) << last_reply_;
@@ -198,7 +191,7 @@ TEST_P(RemoteWriteEngineTest, AReceiverOutageLosesNothing) {
       [&] {
         return Query(count, end) == std::map<std::string, double>{{"GPU-0", 1}};
       },
-      20))
+      20, kPoll))
       << last_reply_;
 
   server_->Stop();
@@ -206,7 +199,7 @@ TEST_P(RemoteWriteEngineTest, AReceiverOutageLosesNothing) {
     sink_->Consume(MakeBatch(t0_ + i * kNanosPerSecond, {{"GPU-0", 1.0 + i}}));
     sink_->Flush(5 * kNanosPerSecond);
   }
-  ASSERT_TRUE(WaitFor([&] { return sink_->stats().buffered_requests >= 1; }, 10));
+  ASSERT_TRUE(WaitFor([&] { return sink_->stats().buffered_requests >= 1; }, 10, kPoll));
   EXPECT_EQ(sink_->health().state, SinkHealth::State::kFailed);
 
   ASSERT_TRUE(server_->Start()) << server_->Log();
@@ -214,10 +207,10 @@ TEST_P(RemoteWriteEngineTest, AReceiverOutageLosesNothing) {
       [&] {
         return Query(count, end) == std::map<std::string, double>{{"GPU-0", 4}};
       },
-      25))
+      25, kPoll))
       << last_reply_ << "\nsink: " << sink_->health().message;
   EXPECT_EQ(Query(sum, end), (std::map<std::string, double>{{"GPU-0", 1 + 2 + 3 + 4}}));
-  ASSERT_TRUE(WaitFor([&] { return sink_->stats().buffered_requests == 0; }, 10));
+  ASSERT_TRUE(WaitFor([&] { return sink_->stats().buffered_requests == 0; }, 10, kPoll));
   EXPECT_EQ(sink_->health().state, SinkHealth::State::kOk);
   EXPECT_EQ(sink_->health().dropped, 0u);
 }
