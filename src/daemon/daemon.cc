@@ -257,6 +257,11 @@ Status Daemon::StartServing() {
   RegisterDaemonMethods(&view_, &dispatcher_);
   RegisterGpuMethods(&dispatcher_);
   tracing_->RegisterMethods(&dispatcher_);
+  if (Status root = tracing_->OpenTraceRoot(); !root.ok()) {
+    VIGIL_LOG_ERROR("traces are refused until the trace root is fixed: {}", root.message());
+    view_.static_reduced_features.push_back("traces: " + root.message() +
+                                            " (every trace request is refused)");
+  }
   if (Status ipc = tracing_->Start(); !ipc.ok()) {
     VIGIL_LOG_WARN("tracing of PyTorch jobs is off: {}", ipc.message());
     view_.static_reduced_features.push_back("ipc: " + ipc.message() +

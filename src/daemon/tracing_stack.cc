@@ -121,6 +121,8 @@ Status TracingStack::Start() {
   return fabric_->Start(fo).WithContext("ipc fabric '" + config_.ipc_name + "'");
 }
 
+Status TracingStack::OpenTraceRoot() { return traces_->OpenRoot(); }
+
 void TracingStack::Stop() {
   if (ticker_.joinable()) {
     ticker_.request_stop();
@@ -157,6 +159,7 @@ void TracingStack::QueueUploads() {
       u.trace_id = s.trace_id;
       u.job_id = p.job_id.empty() ? s.job_id : p.job_id;
       u.path = p.watch_path.empty() ? p.path : p.watch_path;
+      u.file = p.file;
       u.pid = p.pid;
       if (u.request_id.empty()) {
         u.origin = s.origin;

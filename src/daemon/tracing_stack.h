@@ -45,6 +45,9 @@ class TracingStack {
   // Opens the IPC socket and starts the ticker. An error (name taken by another daemon, no
   // permission) leaves RPC tracing methods answering and is reported as a reduced feature.
   Status Start();
+  // Opens and checks the trace root (the daemon's own directory, see ipc/trace_root.h). An error
+  // refuses every trace until it is fixed and is reported as a reduced feature.
+  Status OpenTraceRoot();
   void Stop();
   // Collector "ipc_fabric": datagram counters and the vigil_job_* metrics from client reports.
   std::unique_ptr<Collector> MakeCollector();

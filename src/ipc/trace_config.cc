@@ -216,8 +216,11 @@ LogFileDecision DecideLogFile(std::string_view root, std::string_view trace_id,
     note = fmt::format("the requested path is outside the trace root {}", root_dir);
   } else if (requested.back() == '/') {
     note = "the requested path names a directory";
-  } else {
+  } else if (requested.starts_with(trace_dir + "/") &&
+             requested.find('/', trace_dir.size() + 1) == std::string_view::npos) {
     return LogFileDecision{std::string(requested), false, ""};
+  } else {
+    note = "each trace is written in a directory the daemon makes for it";
   }
   std::string_view base = requested;
   if (size_t slash = base.rfind('/'); slash != std::string_view::npos) {

@@ -43,9 +43,9 @@ struct LogFileDecision {
   bool rewritten = false;  // The caller's path was not honoured.
   std::string note;        // Why it was rewritten (empty otherwise).
 };
-// `requested` empty: <root>/<trace_id>/trace.json. An absolute path inside `root` without ".."
-// is honoured; anything else becomes <root>/<trace_id>/<its base name> (".json" appended when
-// missing, unsafe characters replaced).
+// `requested` empty: <root>/<trace_id>/trace.json. Every trace goes in the directory the daemon
+// makes for it, <root>/<trace_id>/: a path already there is honoured, anything else becomes
+// <root>/<trace_id>/<its base name> (".json" appended when missing, unsafe characters replaced).
 LogFileDecision DecideLogFile(std::string_view root, std::string_view trace_id,
                               std::string_view requested);
 

@@ -39,10 +39,17 @@ TEST(TraceConfigTest, ChecksValueKinds) {
       ParseKinetoConfig("PROFILE_START_ITERATION_ROUNDUP=100\nACTIVITIES_ITERATIONS=3").ok());
 }
 
-TEST(TraceConfigTest, HonoursPathsInsideTheRootOnly) {
-  auto inside = DecideLogFile("/tmp/vigil-traces", "tr-1", "/tmp/vigil-traces/run7/a.json");
-  EXPECT_EQ(inside.path, "/tmp/vigil-traces/run7/a.json");
-  EXPECT_FALSE(inside.rewritten);
+TEST(TraceConfigTest, WritesEveryTraceInItsOwnDirectory) {
+  auto own = DecideLogFile("/tmp/vigil-traces", "tr-1", "/tmp/vigil-traces/tr-1/a.json");
+  EXPECT_EQ(own.path, "/tmp/vigil-traces/tr-1/a.json");
+  EXPECT_FALSE(own.rewritten);
+
+  // A directory under the root that someone else made (it could hold a symlink) is not used.
+  auto inside = DecideLogFile("/tmp/vigil-traces", "tr-1", "/tmp/vigil-traces/evil/link/a.json");
+  EXPECT_EQ(inside.path, "/tmp/vigil-traces/tr-1/a.json");
+  EXPECT_TRUE(inside.rewritten);
+  auto nested = DecideLogFile("/tmp/vigil-traces", "tr-1", "/tmp/vigil-traces/tr-1/d/a.json");
+  EXPECT_EQ(nested.path, "/tmp/vigil-traces/tr-1/a.json");
 
   auto outside = DecideLogFile("/tmp/vigil-traces", "tr-1", "/etc/cron.d/x.json");
   EXPECT_TRUE(outside.rewritten);

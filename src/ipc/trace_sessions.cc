@@ -21,18 +21,24 @@ constexpr size_t kMaxListedProcesses = 100;
 
 std::string BoolText(bool b) { return b ? "true" : "false"; }
 
-Status PrepareDir(const std::string& dir, mode_t mode) {
-  VIGIL_RETURN_IF_ERROR(MakeDirs(dir, 0755));
-  // Job processes run as their own users and must be able to create their trace files here.
-  if (chmod(dir.c_str(), mode) != 0) {
-    return ErrnoStatus(errno, "chmod " + dir);
-  }
-  return OkStatus();
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos || slash == 0 ? "/" : path.substr(0, slash);
+// The file the daemon opens for a process: beneath the root's handle for a process of the host,
+// inside /proc/<pid>/root (resolved as that root) for one in another mount namespace.
+FileBeneath LocateTraceFile(const TraceRoot& root, const std::string& proc_root,
+                            const RegisteredProcess& p, const std::string& path) {
+  if (!p.InNamespace()) {
+    return root.Locate(path, p.uid);
+  }
+  FileBeneath file;
+  file.dir_path = JoinPath(JoinPath(proc_root, std::to_string(p.host_pid)), "root");
+  file.relative = path;
+  file.in_root = true;
+  file.owner_uid = p.uid;
+  return file;
 }
 
 }  // namespace
@@ -156,8 +162,8 @@ StatusOr<TraceSession> TraceService::StartSession(TraceSession session, int proc
   session.created_ns = now;
   session.created_unix_ns = options_.unix_clock();
   const std::string* requested = config.Find(kKinetoLogFileKey);
-  session.log_file =
-      DecideLogFile(options_.trace_root, session.trace_id, requested ? *requested : "");
+  const std::string root_path = OpenRootLocked().ok() ? root_->path() : options_.trace_root;
+  session.log_file = DecideLogFile(root_path, session.trace_id, requested ? *requested : "");
   config.Set(kKinetoLogFileKey, session.log_file.path);
   if (const std::string* v = config.Find("PROFILE_START_TIME")) {
     session.start_unix_ms = ParseInt64(*v).value_or(0);
@@ -178,9 +184,9 @@ StatusOr<TraceSession> TraceService::StartSession(TraceSession session, int proc
   session.config = config.ToString();
 
   std::vector<RegisteredProcess> matched = registry_->Match(session.job_id, session.pids);
+  std::map<int, std::string> log_file_by_uid;
   if (!matched.empty()) {
-    VIGIL_RETURN_IF_ERROR(PrepareDir(options_.trace_root, 01777));
-    VIGIL_RETURN_IF_ERROR(PrepareDir(DirName(session.log_file.path), 0777));
+    VIGIL_ASSIGN_OR_RETURN(log_file_by_uid, MakeTraceDirsLocked(session, matched));
   }
   int triggered = 0;
   for (const RegisteredProcess& p : matched) {
@@ -188,19 +194,24 @@ StatusOr<TraceSession> TraceService::StartSession(TraceSession session, int proc
     proc.pid = p.pid;
     proc.host_pid = p.host_pid;
     proc.job_id = p.job_id;
+    proc.uid = p.uid;
     if (triggered >= process_limit) {
       continue;  // Matched but beyond the limit (Dynolog reports it as matched only).
     }
-    if (!registry_->Offer(p.host_pid, session.config, session.trace_id)) {
+    const std::string& log_file = log_file_by_uid.at(p.uid);
+    std::string process_config = session.config;
+    if (log_file != session.log_file.path) {
+      config.Set(kKinetoLogFileKey, log_file);
+      process_config = config.ToString();
+    }
+    if (!registry_->Offer(p.host_pid, process_config, session.trace_id)) {
       session.busy.emplace_back(p.pid, p.trace_id);
       continue;
     }
     ++triggered;
-    proc.path = KinetoTraceFileForPid(session.log_file.path, p.pid);
-    proc.watch_path =
-        p.InNamespace()
-            ? JoinPath(JoinPath(options_.proc_root, std::to_string(p.host_pid)), "root" + proc.path)
-            : proc.path;
+    proc.path = KinetoTraceFileForPid(log_file, p.pid);
+    proc.file = LocateTraceFile(*root_, options_.proc_root, p, proc.path);
+    proc.watch_path = proc.file.DisplayPath();
     proc.state = TraceState::kQueued;
     session.processes.push_back(std::move(proc));
   }
@@ -226,6 +237,48 @@ StatusOr<TraceSession> TraceService::StartSession(TraceSession session, int proc
   }
   PruneLocked();
   return reply;
+}
+
+Status TraceService::OpenRoot() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return OpenRootLocked();
+}
+
+Status TraceService::OpenRootLocked() {
+  if (root_) {
+    return OkStatus();
+  }
+  VIGIL_ASSIGN_OR_RETURN(TraceRoot root, TraceRoot::Open(options_.trace_root));
+  root_ = std::move(root);
+  return OkStatus();
+}
+
+StatusOr<std::map<int, std::string>> TraceService::MakeTraceDirsLocked(
+    const TraceSession& session, const std::vector<RegisteredProcess>& matched) {
+  VIGIL_RETURN_IF_ERROR(OpenRootLocked());
+  std::set<int> uids;
+  for (const RegisteredProcess& p : matched) {
+    if (p.uid < 0) {
+      return FailedPreconditionError(fmt::format(
+          "the user of pid {} is unknown: its trace directory cannot be handed to it", p.pid));
+    }
+    uids.insert(p.uid);
+  }
+  std::map<int, std::string> out;
+  const std::string name = BaseName(session.log_file.path);
+  if (uids.size() == 1) {
+    VIGIL_RETURN_IF_ERROR(root_->MakeDir("", session.trace_id, *uids.begin()));
+    out[*uids.begin()] = session.log_file.path;
+    return out;
+  }
+  // Processes of several users: one private directory each, under a directory of the daemon's.
+  VIGIL_RETURN_IF_ERROR(root_->MakeDir("", session.trace_id, -1));
+  for (int uid : uids) {
+    const std::string sub = fmt::format("u{}", uid);
+    VIGIL_RETURN_IF_ERROR(root_->MakeDir(session.trace_id, sub, uid));
+    out[uid] = JoinPath(JoinPath(JoinPath(root_->path(), session.trace_id), sub), name);
+  }
+  return out;
 }
 
 StatusOr<TraceSession> TraceService::Get(const std::string& trace_id) const {
@@ -294,9 +347,17 @@ void TraceService::AdvanceLocked(TraceSession* s, int64_t now) {
       }
       continue;
     }
-    // Delivered or running: watch the file.
+    // Delivered or running: watch the file, which must be a regular file of the process's user.
     struct stat st;
-    if (stat(p.watch_path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    StatusOr<ScopedFd> file = OpenOwnedRegularFile(p.file, &st);
+    if (!file.ok() && file.status().code() != StatusCode::kNotFound) {
+      VIGIL_LOG_WARN("trace file refused: trace_id={} pid={} uid={} err={}", s->trace_id, p.pid,
+                     p.uid, file.status().message());
+      FinishLocked(s, &p, TraceState::kFailed, "trace file refused: " + file.status().message(),
+                   now);
+      continue;
+    }
+    if (file.ok()) {
       const uint64_t size = static_cast<uint64_t>(st.st_size);
       if (size != p.size_bytes || p.last_size_change_ns == 0) {
         p.size_bytes = size;
@@ -372,7 +433,8 @@ void TraceService::OnExpired(int32_t host_pid, const std::string& trace_id, int6
       continue;
     }
     struct stat st;
-    if (p.state != TraceState::kQueued && stat(p.watch_path.c_str(), &st) == 0 && st.st_size > 0) {
+    if (p.state != TraceState::kQueued && OpenOwnedRegularFile(p.file, &st).ok() &&
+        st.st_size > 0) {
       p.size_bytes = static_cast<uint64_t>(st.st_size);
       FinishLocked(&it->second, &p, TraceState::kWritten, "", now_ns);
     } else {

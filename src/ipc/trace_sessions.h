@@ -21,9 +21,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/beneath.h"
 #include "base/status.h"
 #include "ipc/process_registry.h"
 #include "ipc/trace_config.h"
+#include "ipc/trace_root.h"
 
 namespace vigil {
 
@@ -39,8 +41,10 @@ struct TraceProcess {
   std::string job_id;
   TraceState state = TraceState::kQueued;
   std::string reason;      // Why it failed or expired.
+  int uid = -1;            // The process's user: the trace file must be its.
   std::string path;        // Where Kineto writes, as the process sees it.
   std::string watch_path;  // Where the daemon looks (through /proc/<pid>/root in containers).
+  FileBeneath file;        // How the daemon opens it: no symlinks, owner checked.
   uint64_t size_bytes = 0;
   int64_t last_size_change_ns = 0;
   int64_t delivered_ns = 0;
@@ -109,6 +113,10 @@ class TraceService : public RegistryObserver {
   // Builds the Kineto config (dyno gputrace's layout) for a structured request.
   static StatusOr<KinetoConfig> BuildConfig(const TraceRequest& request);
 
+  // Opens (creating it) and checks the trace root (TraceRoot::Open). The daemon calls it at start
+  // so a bad root is reported at once; otherwise the first session with a match opens it.
+  Status OpenRoot();
+
   // Starts a session from a structured request. Errors: rate limit, bad config, no trace root.
   StatusOr<TraceSession> Start(const TraceRequest& request);
   // Starts a session from a Dynolog config text (setKinetOnDemandRequest).
@@ -137,11 +145,17 @@ class TraceService : public RegistryObserver {
   void FinishLocked(TraceSession* session, TraceProcess* proc, TraceState state, std::string reason,
                     int64_t now_ns);
   std::string NewTraceId();
+  Status OpenRootLocked();
+  // Makes the session's directories: <root>/<trace_id> for the processes' user, or one
+  // <root>/<trace_id>/u<uid> per user when they differ. Returns the log file per uid.
+  StatusOr<std::map<int, std::string>> MakeTraceDirsLocked(const TraceSession& session,
+                                                           const std::vector<RegisteredProcess>&);
   void PruneLocked();
 
   TraceServiceOptions options_;
   ProcessRegistry* registry_;
   mutable std::mutex mu_;
+  std::optional<TraceRoot> root_;  // Opened once (OpenRoot); guarded by mu_.
   std::map<std::string, TraceSession> sessions_;
   std::deque<std::string> order_;  // Trace ids, oldest first.
   std::deque<int64_t> recent_starts_;

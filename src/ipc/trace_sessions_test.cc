@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ipc/trace_sessions.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "ipc/ipc_test_util.h"
@@ -29,7 +31,9 @@ class TraceServiceTest : public ::testing::Test {
     if (chain.empty()) {
       chain = {pid};
     }
-    return registry_->Poll({pid, 0, 0}, KinetoRequest{2, job, chain}, IpcAddress{}).value_or("?");
+    const int uid = static_cast<int>(geteuid());
+    return registry_->Poll({pid, uid, uid}, KinetoRequest{2, job, chain}, IpcAddress{})
+        .value_or("?");
   }
 
   void Tick(int64_t advance_ns) {

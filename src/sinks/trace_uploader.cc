@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sinks/trace_uploader.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <utility>
 
+#include <fmt/format.h>
 #include <httplib.h>
 
 #include "base/file_util.h"
@@ -115,15 +118,39 @@ void TraceUploader::FinishLocked(Item item, const std::string& state, const std:
   while (recent_.size() > options_.keep_recent) recent_.pop_front();
 }
 
+// The file as the traced process's user wrote it: opened beneath its directory handle with no
+// symlink followed, and only when it is a regular file of that user (never a root-only file a
+// link points at).
+StatusOr<std::string> ReadTraceFile(const TraceUpload& upload, size_t max_bytes) {
+  FileBeneath file = upload.file;
+  if (file.empty()) {  // Only a path: the file must be in that directory and the daemon's own.
+    const size_t slash = upload.path.rfind('/');
+    if (slash == std::string::npos) {
+      return InvalidArgumentError("trace upload: not an absolute path: " + upload.path);
+    }
+    file.dir_path = slash == 0 ? "/" : upload.path.substr(0, slash);
+    file.relative = upload.path.substr(slash + 1);
+  }
+  struct stat st {};
+  VIGIL_ASSIGN_OR_RETURN(ScopedFd fd, OpenOwnedRegularFile(file, &st));
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    return DataLossError(fmt::format("{}: larger than {} bytes", file.DisplayPath(), max_bytes));
+  }
+  return ReadFdCapped(fd.get(), max_bytes, file.DisplayPath());
+}
+
 TraceUploader::Outcome TraceUploader::SendOne(Item* item, std::string* error) {
   TraceUploadState& st = item->state;
-  StatusOr<std::string> data = ReadSmallFile(st.upload.path, options_.max_file_bytes);
+  StatusOr<std::string> data = ReadTraceFile(st.upload, options_.max_file_bytes);
   if (!data.ok()) {
     *error = data.status().message();
-    // Too large (DataLoss) or gone (NotFound) will not change with a retry.
+    // Too large (DataLoss), gone (NotFound) or refused (a symlink, another owner) will not
+    // change with a retry.
     const StatusCode code = data.status().code();
-    return code == StatusCode::kDataLoss || code == StatusCode::kNotFound ? Outcome::kRefused
-                                                                          : Outcome::kRetry;
+    return code == StatusCode::kDataLoss || code == StatusCode::kNotFound ||
+                   code == StatusCode::kFailedPrecondition || code == StatusCode::kPermissionDenied
+               ? Outcome::kRefused
+               : Outcome::kRetry;
   }
   int32_t rank = st.upload.rank;
   std::string body;

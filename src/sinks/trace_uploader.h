@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/beneath.h"
 #include "base/status.h"
 #include "sinks/backoff.h"
 
@@ -43,12 +44,13 @@ struct TraceUpload {
   std::string request_id;  // "": a trace the daemon took on its own (origin, reason, expected).
   std::string trace_id;
   std::string job_id;
-  std::string path;  // Where the daemon reads the file.
+  std::string path;  // Where the file is, for status and logs.
   int32_t pid = 0;
   int32_t rank = -1;        // -1: not known (taken from the file's distributedInfo when present).
   std::string origin = "";  // "auto:<policy>"
   std::string reason = "";  // Why the policy took it.
   int64_t expected_files = 0;  // Processes the session traced.
+  FileBeneath file = {};       // How the daemon opens it (empty: `path`, the daemon's own file).
 };
 
 struct TraceUploadState {
@@ -60,6 +62,9 @@ struct TraceUploadState {
   int64_t queued_unix_ns = 0;
   int64_t finished_unix_ns = 0;
 };
+
+// Reads an upload's file: a regular file of the expected owner, no symlink followed, capped.
+StatusOr<std::string> ReadTraceFile(const TraceUpload& upload, size_t max_bytes);
 
 class TraceUploader {
  public:

@@ -174,12 +174,14 @@ TEST_F(FabricTest, ServesAThousandRegisteredProcesses) {
   EXPECT_EQ(registry_->size(), 1000u);
   nlohmann::json reply = Dyno(77, root_.path() + "/traces/run/t.json", 1000);
   EXPECT_EQ(reply["activityProfilersTriggered"].size(), 1000u);
+  // The file name is kept; the directory is the one the daemon made for this trace.
+  const std::string log_file = service_->List()[0].log_file.path;
+  EXPECT_EQ(log_file, root_.path() + "/traces/" + service_->List()[0].trace_id + "/t.json");
   int delivered = 0;
   for (int i = 0; i < kSockets; ++i) {
     for (int j = 0; j < kPerSocket; ++j) {
       auto config = clients[i]->Poll(2, 77, {100000 + i * kPerSocket + j, 99});
-      delivered += config && config->find("ACTIVITIES_LOG_FILE=" + root_.path() +
-                                          "/traces/run/t.json") != std::string::npos;
+      delivered += config && config->find("ACTIVITIES_LOG_FILE=" + log_file) != std::string::npos;
     }
   }
   EXPECT_EQ(delivered, 1000);
