@@ -2,6 +2,7 @@
 #include "sinks/trace_uploader.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -172,6 +173,35 @@ TEST_F(TraceUploaderTest, GivesUpWhenTheDeadlinePassesWhileTheServiceIsDown) {
   ASSERT_TRUE(WaitFor([&] { return (*uploader)->StatusJson()["failed"] == 1; }));
   EXPECT_NE((*uploader)->StatusJson()["recent"][0]["error"].get<std::string>().find("deadline"),
             std::string::npos);
+}
+
+// The attack on the announced trace path: a link to a file only root may read, or a file of
+// another user where the traced user's should be. Nothing is sent and nothing about it is said.
+TEST_F(TraceUploaderTest, NeverUploadsALinkOrAFileOfAnotherOwner) {
+  Receiver receiver;
+  auto uploader = TraceUploader::Create(Options(receiver));
+  ASSERT_TRUE(uploader.ok());
+  const std::string secret = WriteTrace("secret", "root only");
+  chmod(secret.c_str(), 0600);
+  const std::string link = dir_ + "/t_9.json";
+  ASSERT_EQ(symlink(secret.c_str(), link.c_str()), 0);
+  TraceUpload through_link{"p", "t", "j", link, 9, -1};
+  through_link.file.dir_path = dir_;
+  through_link.file.relative = "t_9.json";
+  through_link.file.owner_uid = static_cast<int>(geteuid());
+  ASSERT_TRUE((*uploader)->Enqueue(through_link));
+  TraceUpload other_owner{"p", "t", "j", secret, 10, -1};
+  other_owner.file.dir_path = dir_;
+  other_owner.file.relative = "secret";
+  other_owner.file.owner_uid = static_cast<int>(geteuid()) + 1;  // The traced user is not root.
+  ASSERT_TRUE((*uploader)->Enqueue(other_owner));
+  ASSERT_TRUE(WaitFor([&] { return (*uploader)->StatusJson()["failed"] == 2; }));
+  EXPECT_TRUE(receiver.got().empty());
+  const nlohmann::json status = (*uploader)->StatusJson();
+  for (const auto& recent : status["recent"]) {
+    EXPECT_EQ(recent["bytes"], 0);
+    EXPECT_NE(recent["error"].get<std::string>().find("refused"), std::string::npos) << recent;
+  }
 }
 
 TEST(TraceUploaderStaticTest, RejectsABadUrlAndFindsTheRank) {
