@@ -155,14 +155,15 @@ Status PrepareForUser(const DaemonConfig& config, const RunAsUser& user) {
     return std::find(std::begin(kDedicatedDirs), std::end(kDedicatedDirs), path) !=
            std::end(kDedicatedDirs);
   };
+  if (config.once) {
+    return OkStatus();  // Collects, prints and exits: writes nothing.
+  }
   if (config.unix_socket != "-") {
     const std::string dir = DirName(config.unix_socket);
     VIGIL_RETURN_IF_ERROR(PrepareDirForUser(dir, "unix_socket", user, 0755, dedicated(dir)));
   }
-  if (!config.once) {
-    VIGIL_RETURN_IF_ERROR(PrepareDirForUser(config.trace_root, "trace_root", user, 0755,
-                                            dedicated(config.trace_root)));
-  }
+  VIGIL_RETURN_IF_ERROR(
+      PrepareDirForUser(config.trace_root, "trace_root", user, 0755, dedicated(config.trace_root)));
   if (!config.fleet_url.empty() || !config.remote_write_url.empty()) {
     VIGIL_RETURN_IF_ERROR(
         PrepareDirForUser(config.state_dir, "state_dir", user, 0750, dedicated(config.state_dir)));
