@@ -57,7 +57,7 @@ constexpr ValueFlag kValueFlags[] = {
     {"--seccomp", "seccomp", "true|false: system-call allow-list after start (true)"},
 };
 
-// Secret files are checked before they are read (docs/deployment.md "Secret files"), then every
+// Secret files are checked before they are read (docs/deployment.md "Least privilege"), then every
 // capability the enabled collectors do not need is dropped, before any thread starts.
 int DropAndCheck(vigil::daemon::DaemonConfig* config) {
   vigil::LogLevel level = vigil::LogLevel::kInfo;
