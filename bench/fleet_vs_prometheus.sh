@@ -41,6 +41,8 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 tmp=$(mktemp -d /tmp/vigil-fleet-bench.XXXXXX)
+root_flag=()  # vigil-fleet refuses root unless told; a benchmark run as root tells it.
+[ "$(id -u)" -eq 0 ] && root_flag=(--allow-root)
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -74,7 +76,7 @@ echo "simulated fleet: $hosts hosts x $gpus GPUs, $series series per GPU (+4 per
 
 # 1. vigil-fleet.
 port=$(free_port)
-"$fleet_bin" serve --listen "127.0.0.1:$port" --db "$tmp/fleet/fleet.db" --log-level warn \
+"$fleet_bin" serve --listen "127.0.0.1:$port" --db "$tmp/fleet/fleet.db" --log-level warn "${root_flag[@]}" \
   >"$tmp/vigil-fleet.log" 2>&1 &
 fleet_pid=$!
 pids+=("$fleet_pid")
@@ -119,7 +121,7 @@ fi
 # 3. 30 days of history, then the attribution query and the dashboard overview.
 stop "$fleet_pid"
 python3 bench/fleet_fill_ledger.py "$tmp/fleet/fleet.db" 30
-"$fleet_bin" serve --listen "127.0.0.1:$port" --db "$tmp/fleet/fleet.db" --log-level warn \
+"$fleet_bin" serve --listen "127.0.0.1:$port" --db "$tmp/fleet/fleet.db" --log-level warn "${root_flag[@]}" \
   >>"$tmp/vigil-fleet.log" 2>&1 &
 fleet_pid=$!
 pids+=("$fleet_pid")

@@ -37,10 +37,28 @@ if [ "$demo" -eq 1 ]; then
   args=(--gpu-backend sim "${args[@]}")
 fi
 
+# vigil-fleet needs no privilege and refuses root: as root, run it as the vigil system user
+# (created here when missing, as deploy/systemd/vigil.sysusers does on a host), else nobody.
+fleet_as=()
+if [ "$(id -u)" -eq 0 ]; then
+  fleet_user=vigil
+  if ! id -u vigil >/dev/null 2>&1; then
+    useradd --system --user-group --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin vigil >/dev/null 2>&1 || fleet_user=nobody
+    [ "$fleet_user" = vigil ] && echo "run.sh: created the vigil system user for vigil-fleet"
+  fi
+  fleet_as=(setpriv --reuid="$fleet_user" --regid="$(id -g "$fleet_user")" --clear-groups
+    --inh-caps=-all --bounding-set=-all --no-new-privs)
+fi
+
 fleet_pid=""
 if [ -x "$bin_dir/vigil-fleet" ]; then
   mkdir -p var
-  "$bin_dir/vigil-fleet" serve --listen "$fleet" --db var/fleet.db >var/vigil-fleet.log 2>&1 &
+  if [ "$(id -u)" -eq 0 ]; then
+    chown "$fleet_user:" var var/fleet.db* 2>/dev/null || chown "$fleet_user:" var
+  fi
+  "${fleet_as[@]}" "$bin_dir/vigil-fleet" serve --listen "$fleet" --db var/fleet.db \
+    >var/vigil-fleet.log 2>&1 &
   fleet_pid=$!
   trap 'kill "$fleet_pid" 2>/dev/null || true' EXIT
   for _ in $(seq 1 100); do
@@ -59,7 +77,7 @@ fi
 
 cat <<MSG
 vigild is starting in the foreground (Ctrl-C stops it).
-  dashboard:    http://$fleet/   (vigil-fleet, log in var/vigil-fleet.log)
+  dashboard:    http://$fleet/   (vigil-fleet${fleet_user:+ as $fleet_user}, log in var/vigil-fleet.log)
   metrics:      http://$http/metrics
   JSON API:     http://$http/api/v1/status
   control RPC:  $rpc and unix:$socket

@@ -58,6 +58,16 @@ StatusOr<int64_t> AsDuration(std::string_view key, const RawValue& raw) {
   return ns;
 }
 
+// A collection interval: a duration of at least kMinIntervalNs (shorter ones cost a core).
+StatusOr<int64_t> AsInterval(std::string_view key, const RawValue& raw) {
+  VIGIL_ASSIGN_OR_RETURN(int64_t ns, AsDuration(key, raw));
+  if (ns < kMinIntervalNs) {
+    return InvalidArgumentError(fmt::format("{}: want at least {}, not {}", key,
+                                            FormatDuration(kMinIntervalNs), FormatDuration(ns)));
+  }
+  return ns;
+}
+
 StatusOr<bool> AsBool(std::string_view key, const RawValue& raw) {
   if (const auto* b = std::get_if<bool>(&raw.v)) {
     return *b;
@@ -158,7 +168,7 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
   static const auto* keys = new std::map<std::string, Setter, std::less<>>{
       {"interval",
        [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
-         VIGIL_ASSIGN_OR_RETURN(c->interval_ns, AsDuration(key, raw));
+         VIGIL_ASSIGN_OR_RETURN(c->interval_ns, AsInterval(key, raw));
          return OkStatus();
        }},
       {"once",
@@ -240,6 +250,17 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
          VIGIL_ASSIGN_OR_RETURN(c->auto_trace.upload, AsBool(key, raw));
          return OkStatus();
        }},
+      {"user", StringKey(&DaemonConfig::user)},
+      {"seccomp",
+       [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
+         VIGIL_ASSIGN_OR_RETURN(c->seccomp, AsBool(key, raw));
+         return OkStatus();
+       }},
+      {"strict_permissions",
+       [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
+         VIGIL_ASSIGN_OR_RETURN(c->strict_permissions, AsBool(key, raw));
+         return OkStatus();
+       }},
   };
   return *keys;
 }
@@ -259,7 +280,7 @@ Status SetCollectorKey(const std::string& collector, std::string_view sub, const
     return OkStatus();
   }
   if (sub == "interval") {
-    VIGIL_ASSIGN_OR_RETURN(c->collectors[collector].interval_ns, AsDuration(full, raw));
+    VIGIL_ASSIGN_OR_RETURN(c->collectors[collector].interval_ns, AsInterval(full, raw));
     return OkStatus();
   }
   return InvalidArgumentError("unknown key '" + full + "' (want enabled or interval)");

@@ -20,6 +20,9 @@
 
 namespace vigil::daemon {
 
+// The shortest interval accepted for the daemon and for each collector.
+inline constexpr int64_t kMinIntervalNs = 100 * kNanosPerMilli;
+
 struct CollectorConfig {
   std::optional<bool> enabled;  // Unset: the collector's own default.
   int64_t interval_ns = 0;      // 0: the daemon-wide interval.
@@ -75,7 +78,10 @@ struct DaemonConfig {
   std::vector<std::string> process_patterns;
   std::vector<std::string> cgroup_patterns;
   AutoTraceConfig auto_trace;
-  ConfigOverrides overrides;  // Flags, re-applied after the file on reload.
+  std::string user;                 // Started as root: run as this user (docs/deployment.md).
+  bool seccomp = true;              // Apply the system-call allow-list after start.
+  bool strict_permissions = false;  // Refuse, not warn about, secret files others can read.
+  ConfigOverrides overrides;        // Flags, re-applied after the file on reload.
 };
 
 // Applies TOML text (keys as in docs: interval = "10s", [collectors.proc_cpu] enabled = false).

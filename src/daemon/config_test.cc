@@ -150,5 +150,44 @@ TEST(ConfigTest, DescribeChangesListsIntervalsAndCollectors) {
   EXPECT_TRUE(DescribeChanges(a, a).empty());
 }
 
+TEST(ConfigTest, IntervalsBelowOneHundredMillisecondsAreRefusedNamingTheKey) {
+  auto global = LoadConfig("", {{"interval", "50ms"}}, kKnown);
+  ASSERT_FALSE(global.ok());
+  EXPECT_NE(global.status().message().find("interval: want at least 100ms, not 50ms"),
+            std::string::npos)
+      << global.status().message();
+
+  DaemonConfig c;
+  Status file = ApplyConfigText("[collectors.proc_cpu]\ninterval = \"50ms\"\n", "t.toml", &c);
+  ASSERT_FALSE(file.ok());
+  EXPECT_NE(file.message().find("collectors.proc_cpu.interval: want at least 100ms"),
+            std::string::npos)
+      << file.message();
+  EXPECT_FALSE(ApplyConfigText("interval = 0.05\n", "t.toml", &c).ok());
+
+  auto flag = LoadConfig("", {{"collectors.proc_cpu.interval", "99ms"}}, kKnown);
+  EXPECT_FALSE(flag.ok());
+  auto edge =
+      LoadConfig("", {{"interval", "100ms"}, {"collectors.proc_cpu.interval", "0.1s"}}, kKnown);
+  ASSERT_TRUE(edge.ok()) << edge.status().message();
+  EXPECT_EQ(CollectorInterval(*edge, "proc_cpu"), kMinIntervalNs);
+}
+
+TEST(ConfigTest, PrivilegeKeysParseFromFileAndFlags) {
+  DaemonConfig defaults;
+  EXPECT_TRUE(defaults.seccomp);
+  EXPECT_FALSE(defaults.strict_permissions);
+  EXPECT_TRUE(defaults.user.empty());
+
+  DaemonConfig c;
+  ASSERT_TRUE(ApplyConfigText("user = \"vigil\"\nstrict_permissions = true\n", "t.toml", &c).ok());
+  ASSERT_TRUE(ApplyOverride("seccomp", "false", &c).ok());
+
+  EXPECT_EQ(c.user, "vigil");
+  EXPECT_TRUE(c.strict_permissions);
+  EXPECT_FALSE(c.seccomp);
+  EXPECT_FALSE(ApplyOverride("seccomp", "maybe", &c).ok());
+}
+
 }  // namespace
 }  // namespace vigil::daemon

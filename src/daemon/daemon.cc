@@ -17,6 +17,7 @@
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "base/wait_for.h"
 #include "collectors/all_collectors.h"
 #include "collectors/collector_options.h"
 #include "collectors/watch_list.h"
@@ -24,6 +25,7 @@
 #include "daemon/gpu_methods.h"
 #include "daemon/host_info.h"
 #include "daemon/scheduler.h"
+#include "daemon/seccomp_filter.h"
 #include "daemon/self_collector.h"
 #include "daemon/signals.h"
 #include "daemon/tracing_stack.h"
@@ -386,6 +388,16 @@ int Daemon::Main() {
     return 1;
   }
   scheduler_->Start();
+  if (config_.seccomp) {
+    // After the first pass: the GPU backend (vendor code, dlopened) is loaded by then.
+    WaitFor([this] { return scheduler_->last_pass_unix_ns() != 0; }, 60,
+            std::chrono::milliseconds(10));
+    if (Status filter = InstallSeccompFilter(); !filter.ok()) {
+      VIGIL_LOG_ERROR("vigild cannot start: {}", filter.message());
+      Shutdown();
+      return 1;
+    }
+  }
   VIGIL_LOG_INFO("vigild {} ready: http=http://{}/metrics rpc={} unix={} pid={} user={}", kVersion,
                  view_.endpoints.http, view_.endpoints.rpc, view_.endpoints.unix_socket, view_.pid,
                  view_.user);

@@ -8,9 +8,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/logging.h"
+#include "base/secret_file.h"
 #include "collectors/all_collectors.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
+#include "daemon/privilege_drop.h"
 #include "daemon/self_collector.h"
 
 namespace {
@@ -50,7 +53,42 @@ constexpr ValueFlag kValueFlags[] = {
     {"--log-format", "log_format", "text|json (text)"},
     {"--enable", "enable", "Comma-separated collectors to switch on"},
     {"--disable", "disable", "Comma-separated collectors to switch off"},
+    {"--user", "user", "Started as root: run as this user, keeping only needed capabilities"},
+    {"--seccomp", "seccomp", "true|false: system-call allow-list after start (true)"},
 };
+
+// Secret files are checked before they are read (docs/deployment.md "Least privilege"), then every
+// capability the enabled collectors do not need is dropped, before any thread starts.
+int DropAndCheck(vigil::daemon::DaemonConfig* config) {
+  vigil::LogLevel level = vigil::LogLevel::kInfo;
+  vigil::ParseLogLevel(config->log_level, &level);
+  vigil::InitLogging(level, config->log_format == "json");
+  for (const auto& [flag, path] : {std::pair{"--token-file", &config->token_file},
+                                   {"--fleet-token-file", &config->fleet_token_file},
+                                   {"--remote-write-auth-file", &config->remote_write_auth_file}}) {
+    if (vigil::Status s = vigil::CheckSecretFile(*path, flag, config->strict_permissions);
+        !s.ok()) {
+      fprintf(stderr, "vigild: %s\n", s.message().c_str());
+      return 1;
+    }
+  }
+  std::vector<std::string> enabled;
+  for (const vigil::CollectorInfo* info : vigil::AllCollectors()) {
+    if (vigil::daemon::CollectorEnabled(*config, info->name, info->enabled_by_default)) {
+      enabled.emplace_back(info->name);
+    }
+  }
+  auto dropped = vigil::daemon::DropPrivileges(enabled, config);
+  if (!dropped.ok()) {
+    fprintf(stderr, "vigild: cannot drop privileges: %s\n", dropped.status().message().c_str());
+    return 1;
+  }
+  VIGIL_LOG_INFO("privileges: {}", dropped->summary);
+  for (const std::string& reason : dropped->reasons) {
+    VIGIL_LOG_INFO("privileges: keeping {}", reason);
+  }
+  return 0;
+}
 
 }  // namespace
 
@@ -67,6 +105,9 @@ int main(int argc, char** argv) {
   bool once = false;
   CLI::Option* once_opt =
       app.add_flag("--once", once, "Collect every enabled collector once, print /metrics, exit");
+  bool strict = false;
+  CLI::Option* strict_opt = app.add_flag("--strict-permissions", strict,
+                                         "Refuse secret files that group or others can read");
   vigil::daemon::ConfigOverrides collector_overrides;
   for (const vigil::CollectorInfo* info : vigil::AllCollectors()) {
     const std::string name(info->name);
@@ -98,6 +139,9 @@ int main(int argc, char** argv) {
   if (once_opt->count() > 0) {
     overrides.emplace_back("once", once ? "true" : "false");
   }
+  if (strict_opt->count() > 0) {
+    overrides.emplace_back("strict_permissions", strict ? "true" : "false");
+  }
   overrides.insert(overrides.end(), collector_overrides.begin(), collector_overrides.end());
 
   std::vector<std::string_view> known;
@@ -108,6 +152,9 @@ int main(int argc, char** argv) {
   if (!config.ok()) {
     fprintf(stderr, "vigild: %s\n", config.status().message().c_str());
     return 2;
+  }
+  if (int rc = DropAndCheck(&*config); rc != 0) {
+    return rc;
   }
   return vigil::daemon::Run(*config);
 }

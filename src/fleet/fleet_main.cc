@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // vigil-fleet: the fleet service. `vigil-fleet serve` opens the ledger, serves the HTTP API and
 // applies retention every minute until SIGINT/SIGTERM. Flags are parsed here only.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -8,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "base/logging.h"
+#include "base/secret_file.h"
 #include "base/strings.h"
 #include "base/time_util.h"
 #include "fleet/fleet_server.h"
@@ -28,8 +31,30 @@ struct ServeFlags {
   std::string rollup_retention = "400d";
   std::string max_gap = "5m";
   std::string log_level = "info";
+  bool allow_root = false;
+  bool strict_permissions = false;
   ProfilingFlags profiling;
 };
+
+// vigil-fleet parses untrusted HTTP bodies and needs no privilege: it refuses root unless told,
+// and checks that its secret files are private (docs/deployment.md).
+int CheckPrivileges(const ServeFlags& f) {
+  if (geteuid() == 0 && !f.allow_root) {
+    std::fprintf(stderr,
+                 "vigil-fleet: refusing to run as root: start it as an unprivileged user (e.g. "
+                 "the vigil system user) or pass --allow-root\n");
+    return 1;
+  }
+  for (const auto& [flag, path] : {std::pair{"--token-file", &f.token_file},
+                                   {"--daemon-token-file", &f.profiling.daemon_token_file},
+                                   {"--tls-key", &f.tls_key}}) {
+    if (Status s = CheckSecretFile(*path, flag, f.strict_permissions); !s.ok()) {
+      std::fprintf(stderr, "vigil-fleet: %s\n", s.message().c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
 
 int Serve(const ServeFlags& f) {
   LogLevel level = LogLevel::kInfo;
@@ -38,6 +63,9 @@ int Serve(const ServeFlags& f) {
     return 2;
   }
   InitLogging(level);
+  if (int rc = CheckPrivileges(f); rc != 0) {
+    return rc;
+  }
   FleetServerOptions server_options;
   const size_t colon = f.listen.rfind(':');
   const std::optional<int64_t> port =
@@ -134,6 +162,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve->add_option("--log-level", flags.log_level, "debug|info|warn|error|off")
       ->capture_default_str();
+  serve->add_flag("--allow-root", flags.allow_root, "Run even as root (not recommended)");
+  serve->add_flag("--strict-permissions", flags.strict_permissions,
+                  "Refuse secret files (token file, TLS key) that group or others can read");
   vigil::AddProfilingFlags(serve, &flags.profiling);
   int code = 0;
   serve->callback([&] { code = vigil::Serve(flags); });

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,7 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file_util.h"
+#include "base/strings.h"
 #include "base/time_util.h"
+#include "base/wait_for.h"
 #include "rpc/rpc_client.h"
 #include "vigild_process.h"
 
@@ -281,6 +284,135 @@ TEST(VigildLifecycleTest, PortInUseIsAStartupError) {
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("cannot start"), std::string::npos) << err;
   EXPECT_EQ(first.Get("/healthz").status, 200);
+}
+
+// What the default daemon keeps: cap_chown (0), cap_dac_read_search (2), cap_sys_ptrace (19).
+constexpr uint64_t kDefaultCapabilities = (1u << 0) | (1u << 2) | (1u << 19);
+
+// One "Name:\tvalue" line of /proc/PID/status.
+std::string ProcStatusField(int pid, const std::string& name) {
+  const std::string text = ReadSmallFile("/proc/" + std::to_string(pid) + "/status").value_or("");
+  for (std::string_view line : Split(text, '\n')) {
+    if (line.rfind(name + ":", 0) == 0) {
+      return std::string(Trim(line.substr(name.size() + 1)));
+    }
+  }
+  return "";
+}
+
+uint64_t CapabilityField(int pid, const std::string& name) {
+  return std::stoull(ProcStatusField(pid, name), nullptr, 16);
+}
+
+int DaemonPid(const VigildProcess& d) {
+  auto status = nlohmann::json::parse(d.Get("/api/v1/status").body, nullptr, false);
+  return status.is_discarded() ? -1 : status.value("pid", -1);
+}
+
+TEST(VigildPrivilegeTest, StartedAsRootWithUserNobodyServesAsNobodyWithOnlyTheNeededCapabilities) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root";
+  }
+  VigildProcess d;
+  ASSERT_EQ(chown(d.dir().c_str(), 65534, 65534), 0);  // Where the socket and traces go.
+
+  ASSERT_TRUE(d.Spawn({"--user", "nobody"}));
+  ASSERT_TRUE(d.WaitHealthy()) << d.Log();
+  const int pid = DaemonPid(d);
+  ASSERT_GT(pid, 0);
+
+  EXPECT_NE(d.Get("/metrics").body.find("vigil_collector_success"), std::string::npos);
+  auto tcp = CallOnce(d.rpc_target(), {{"fn", "getStatus"}});
+  ASSERT_TRUE(tcp.ok()) << tcp.status().ToString();
+  auto unix_reply = CallOnce("unix:" + d.unix_socket(), {{"fn", "getStatus"}});
+  ASSERT_TRUE(unix_reply.ok()) << unix_reply.status().ToString();
+  EXPECT_EQ(ProcStatusField(pid, "Uid"), "65534\t65534\t65534\t65534");
+  EXPECT_EQ(ProcStatusField(pid, "Gid").substr(0, 5), "65534");
+  EXPECT_EQ(CapabilityField(pid, "CapEff"), kDefaultCapabilities) << ProcStatusField(pid, "CapEff");
+  EXPECT_EQ(CapabilityField(pid, "CapPrm"), kDefaultCapabilities);
+  EXPECT_EQ(CapabilityField(pid, "CapBnd"), kDefaultCapabilities) << ProcStatusField(pid, "CapBnd");
+  EXPECT_EQ(CapabilityField(pid, "CapAmb"), 0u);
+  EXPECT_EQ(ProcStatusField(pid, "NoNewPrivs"), "1");
+  EXPECT_TRUE(WaitFor([&] { return ProcStatusField(pid, "Seccomp") == "2"; }, 60))
+      << ProcStatusField(pid, "Seccomp") << d.Log();
+  struct stat st {};
+  ASSERT_EQ(stat((d.dir() + "/traces").c_str(), &st), 0);  // The trace root, made for nobody.
+  EXPECT_EQ(st.st_uid, 65534u);
+  EXPECT_NE(d.Log().find("privileges: uid=65534(nobody)"), std::string::npos) << d.Log();
+}
+
+TEST(VigildPrivilegeTest, RootWithoutUserDropsEveryCapabilityItDoesNotNeed) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root";
+  }
+  VigildProcess d;
+
+  ASSERT_TRUE(d.Spawn({}));
+  ASSERT_TRUE(d.WaitHealthy()) << d.Log();
+  const int pid = DaemonPid(d);
+  ASSERT_GT(pid, 0);
+
+  EXPECT_EQ(ProcStatusField(pid, "Uid"), "0\t0\t0\t0");
+  EXPECT_EQ(CapabilityField(pid, "CapEff"), kDefaultCapabilities) << ProcStatusField(pid, "CapEff");
+  EXPECT_EQ(CapabilityField(pid, "CapBnd"), kDefaultCapabilities) << ProcStatusField(pid, "CapBnd");
+  EXPECT_TRUE(WaitFor([&] { return ProcStatusField(pid, "Seccomp") == "2"; }, 60)) << d.Log();
+  EXPECT_NE(d.Log().find("privileges: keeping cap_chown for tracing"), std::string::npos)
+      << d.Log();
+}
+
+TEST(VigildPrivilegeTest, SeccompFalseLeavesTheFilterOff) {
+  VigildProcess d;
+
+  ASSERT_TRUE(d.Spawn({"--seccomp=false"}));
+  ASSERT_TRUE(d.WaitHealthy()) << d.Log();
+  const int pid = DaemonPid(d);
+  ASSERT_GT(pid, 0);
+  ASSERT_TRUE(WaitFor([&] { return d.Log().find("ready") != std::string::npos; }, 60));
+
+  EXPECT_EQ(ProcStatusField(pid, "Seccomp"), "0");
+}
+
+TEST(VigildPrivilegeTest, UserNeedsRootAndAnUnknownUserIsRefused) {
+  std::string out;
+  std::string err;
+  const int rc = RunVigildToCompletion(
+      {"--once", "--user", "no-such-user-vigil", "--proc-root", kBrokenHost + "/proc"}, &out, &err);
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(err.find("cannot drop privileges: user no-such-user-vigil does not exist"),
+            std::string::npos)
+      << err;
+}
+
+TEST(VigildPrivilegeTest, WorldReadableTokenFileWarnsAndStrictPermissionsRefusesIt) {
+  VigildProcess d;
+  const std::string token = d.dir() + "/token";
+  ASSERT_TRUE(WriteFileAtomic(token, "s3cret\n", 0644).ok());
+  ASSERT_EQ(chmod(token.c_str(), 0644), 0);
+  std::string out;
+  std::string err;
+
+  const int strict_rc =
+      RunVigildToCompletion({"--once", "--token-file", token, "--strict-permissions", "--proc-root",
+                             kBrokenHost + "/proc"},
+                            &out, &err);
+  ASSERT_TRUE(d.Spawn({"--token-file", token}));
+  ASSERT_TRUE(d.WaitHealthy()) << d.Log();
+
+  EXPECT_EQ(strict_rc, 1);
+  EXPECT_NE(err.find("--token-file " + token + " is mode 0644: readable by group and others"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(d.Log().find("secret file is open to more than its owner: flag=--token-file"),
+            std::string::npos)
+      << d.Log();
+}
+
+TEST(VigildPrivilegeTest, IntervalOfFiftyMillisecondsIsRefused) {
+  std::string out;
+  std::string err;
+  const int rc = RunVigildToCompletion({"--once", "--interval", "50ms"}, &out, &err);
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("interval: want at least 100ms, not 50ms"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -40,6 +40,11 @@ bool FleetProcess::Start() {
                                    db_,
                                    "--log-level",
                                    "warn"};
+  if (geteuid() == 0) {
+    // vigil-fleet refuses root unless told. These tests write ledgers, certificates and tokens
+    // as the test's user; fleet_privilege_test.cc runs the service as an unprivileged user.
+    args.emplace_back("--allow-root");
+  }
   args.insert(args.end(), extra_.begin(), extra_.end());
   pid_ = fork();
   if (pid_ == 0) {

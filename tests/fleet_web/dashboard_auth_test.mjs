@@ -46,9 +46,12 @@ const check = (ok, what) => {
   if (!ok) failures.push(what);
 };
 
+// vigil-fleet refuses root unless told (CI runs as root).
+const allowRoot = process.getuid() === 0 ? ['--allow-root'] : [];
+
 const proc = spawn(fleetBin, ['serve', '--listen', '127.0.0.1:0', '--db', join(work, 'fleet.db'),
   '--token-file', join(work, 'tokens'), '--tls-cert', cert, '--tls-key', key, '--log-level', 'warn',
-  '--profiling', 'manual'],
+  '--profiling', 'manual', ...allowRoot],
 { stdio: ['ignore', 'pipe', 'inherit'] });
 let context;
 try {

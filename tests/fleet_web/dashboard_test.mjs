@@ -58,9 +58,12 @@ async function until(what, fn, timeoutMs) {
   throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
 }
 
+// vigil-fleet refuses root unless told (CI runs as root).
+const allowRoot = process.getuid() === 0 ? ['--allow-root'] : [];
+
 function startFleet() {
   const proc = spawn(fleetBin, ['serve', '--listen', '127.0.0.1:0', '--db', join(work, 'fleet.db'),
-    '--price-per-gpu-hour', '2.5', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    '--price-per-gpu-hour', '2.5', '--log-level', 'warn', ...allowRoot], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const port = new Promise((resolve, reject) => {
     proc.stdout.on('data', (d) => {
