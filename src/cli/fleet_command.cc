@@ -17,6 +17,7 @@
 
 #include "base/file_util.h"
 #include "base/http_authorization.h"
+#include "base/secret_file.h"
 #include "base/strings.h"
 #include "base/time_util.h"
 #include "cli/cli_context.h"
@@ -100,6 +101,7 @@ int RunPromqlReportCommand(CliContext& ctx, const ReportOptions& o, nlohmann::js
   }
   std::string authorization;
   if (!o.prometheus_auth_file.empty()) {
+    (void)CheckSecretFile(o.prometheus_auth_file, "--prometheus-auth-file", false);
     StatusOr<std::string> auth = ReadAuthorizationFile(o.prometheus_auth_file);
     if (!auth.ok()) return ctx.Fail(auth.status(), "fleet report: --prometheus-auth-file");
     authorization = std::move(*auth);
