@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sinks/api_time.h"
+#include "daemon/api_time.h"
 
 #include <time.h>
 

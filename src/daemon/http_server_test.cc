@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sinks/http_server.h"
+#include "daemon/http_server.h"
 
 #include <atomic>
 #include <string>

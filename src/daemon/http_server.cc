@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sinks/http_server.h"
+#include "daemon/http_server.h"
 
 #include <sys/socket.h>
 
@@ -13,7 +13,7 @@
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
-#include "sinks/api_time.h"
+#include "daemon/api_time.h"
 
 namespace vigil {
 namespace {
