@@ -117,8 +117,8 @@ ssize_t DeadlineStream::write(const char* ptr, size_t size) {
   while (done < size) {
     short want = POLLOUT;
     if (ssl_ != nullptr) {
-      const int rc = SSL_write(ssl_, ptr + done, static_cast<int>(std::min<size_t>(
-                                                     size - done, 1 << 20)));
+      const int rc =
+          SSL_write(ssl_, ptr + done, static_cast<int>(std::min<size_t>(size - done, 1 << 20)));
       if (rc > 0) {
         done += static_cast<size_t>(rc);
         continue;

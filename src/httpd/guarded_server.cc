@@ -55,8 +55,8 @@ void SetJsonError(httplib::Response& res, int code, const std::string& message) 
 }
 
 bool CheckBody(httplib::Request& req, httplib::Response& res, BodyRule rule) {
-  const bool has_body = req.get_header_value("Content-Length") != "" &&
-                        req.get_header_value("Content-Length") != "0";
+  const bool has_body =
+      req.get_header_value("Content-Length") != "" && req.get_header_value("Content-Length") != "0";
   if (rule == BodyRule::kNone && has_body) {
     SetJsonError(res, 413, "this endpoint takes no request body");
     return false;
@@ -82,6 +82,8 @@ GuardedServer::GuardedServer(HttpLimits limits, HeadCheck check)
   set_pre_routing_handler([this](const httplib::Request& creq, httplib::Response& res) {
     auto& req = const_cast<httplib::Request&>(creq);
     refused_head = true;
+    // The server's rules first (a token, a method), so a refusal says what matters most.
+    if (check_ && !check_(req, res)) return HandlerResponse::Handled;
     if (req.has_header("Transfer-Encoding")) {
       SetJsonError(res, 411, "Transfer-Encoding is not accepted: send a Content-Length");
       return HandlerResponse::Handled;
@@ -98,7 +100,6 @@ GuardedServer::GuardedServer(HttpLimits limits, HeadCheck check)
         return HandlerResponse::Handled;
       }
     }
-    if (check_ && !check_(req, res)) return HandlerResponse::Handled;
     refused_head = false;
     return HandlerResponse::Unhandled;
   });
@@ -254,8 +255,7 @@ void GuardedServer::Serve(Connection* conn) {
   std::string limit;
   refused_head = false;
   if (ok) {
-    DeadlineStream stream(conn->fd, ssl, deadline,
-                          limits_.max_head_bytes + limits_.max_body_bytes,
+    DeadlineStream stream(conn->fd, ssl, deadline, limits_.max_head_bytes + limits_.max_body_bytes,
                           limits_.reply_deadline_ms * kNanosPerMilli);
     bool closed = false;
     // One request a connection: its deadline and byte cap cover the connection's whole life.

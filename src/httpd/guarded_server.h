@@ -10,8 +10,8 @@
 // Here each connection has its own thread, one request, one deadline for its whole head and body,
 // a cap on the bytes read, and a reply deadline; connections are capped in total and per client
 // (per uid for loopback clients, else per address). Before a byte of the body is read, the head
-// must pass the generic rules (no Transfer-Encoding, a Content-Length within the cap) and the
-// server's HeadCheck (method, encoding, authentication). Owner: httpd. Start/Shutdown from one
+// must pass the server's HeadCheck (authentication, method, encoding) and the generic rules (no
+// Transfer-Encoding, a Content-Length within the cap). Owner: httpd. Start/Shutdown from one
 // thread; handlers run on connection threads.
 #pragma once
 
@@ -35,11 +35,11 @@
 namespace vigil {
 
 struct HttpLimits {
-  size_t max_head_bytes = 32 << 10;      // Request line and headers.
-  size_t max_body_bytes = 64 << 10;      // As sent (before any inflate the handler does).
-  int64_t request_deadline_ms = 10'000;  // Whole head and body, from accept (TLS included).
-  int64_t reply_deadline_ms = 60'000;    // Whole reply, from its first byte.
-  size_t max_connections = 64;           // More wait in the kernel's backlog.
+  size_t max_head_bytes = 32 << 10;       // Request line and headers.
+  size_t max_body_bytes = 64 << 10;       // As sent (before any inflate the handler does).
+  int64_t request_deadline_ms = 10'000;   // Whole head and body, from accept (TLS included).
+  int64_t reply_deadline_ms = 60'000;     // Whole reply, from its first byte.
+  size_t max_connections = 64;            // More wait in the kernel's backlog.
   size_t max_connections_per_client = 8;  // More are answered 503 at once.
   // PEM files: both set = TLS only.
   std::string tls_cert_file = {};

@@ -11,7 +11,6 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -19,6 +18,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <zlib.h>
 
 #include "base/time_util.h"
 
@@ -46,8 +47,8 @@ inline size_t SendSome(int fd, std::string_view data, int64_t timeout_ms = 2000)
     pollfd p{fd, POLLOUT, 0};
     const int64_t left = (deadline - MonotonicNanos()) / kNanosPerMilli;
     if (left <= 0 || ::poll(&p, 1, static_cast<int>(left)) <= 0) break;
-    const ssize_t n = ::send(fd, data.data() + sent, data.size() - sent,
-                             MSG_NOSIGNAL | MSG_DONTWAIT);
+    const ssize_t n =
+        ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n <= 0) break;
     sent += static_cast<size_t>(n);
   }
@@ -101,29 +102,33 @@ inline int64_t VmRssBytes(pid_t pid = 0) {
   return kib < 0 ? -1 : kib * 1024;
 }
 
-// gzip of `n` zero bytes, made in pieces (1 GiB inflates from ~1 MiB): a decompression bomb.
+// gzip of `n` zero bytes (a multiple of 1 MiB), a decompression bomb: 1 GiB inflates from ~1 MiB.
+// One MiB of zeros is deflated once and its blocks repeated (each is complete and refers to
+// nothing before it), so a bomb takes milliseconds to make.
 inline std::string GzipOfZeros(size_t n) {
+  constexpr size_t kPiece = 1 << 20;
+  const std::vector<char> zeros(kPiece, 0);
   z_stream zs{};
-  deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);
-  std::vector<char> zeros(1 << 20, 0);
-  std::string out;
-  char buf[64 << 10];
-  size_t left = n;
-  int flush = Z_NO_FLUSH;
-  do {
-    const size_t take = left < zeros.size() ? left : zeros.size();
-    left -= take;
-    flush = left == 0 ? Z_FINISH : Z_NO_FLUSH;
-    zs.next_in = reinterpret_cast<Bytef*>(zeros.data());
-    zs.avail_in = static_cast<uInt>(take);
-    do {
-      zs.next_out = reinterpret_cast<Bytef*>(buf);
-      zs.avail_out = sizeof(buf);
-      deflate(&zs, flush);
-      out.append(buf, sizeof(buf) - zs.avail_out);
-    } while (zs.avail_out == 0);
-  } while (flush != Z_FINISH);
+  deflateInit2(&zs, Z_BEST_COMPRESSION, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY);  // Raw deflate.
+  std::string piece(kPiece, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(zeros.data()));
+  zs.avail_in = kPiece;
+  zs.next_out = reinterpret_cast<Bytef*>(piece.data());
+  zs.avail_out = kPiece;
+  deflate(&zs, Z_FULL_FLUSH);  // Non-final blocks, ending byte-aligned.
+  piece.resize(kPiece - zs.avail_out);
   deflateEnd(&zs);
+  std::string out("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 10);
+  const uLong piece_crc = crc32(0, reinterpret_cast<const Bytef*>(zeros.data()), kPiece);
+  uLong crc = 0;
+  for (size_t done = 0; done < n; done += kPiece) {
+    out += piece;
+    crc = done == 0 ? piece_crc : crc32_combine(crc, piece_crc, kPiece);
+  }
+  out.append("\x03\x00", 2);  // An empty final block.
+  for (uint32_t v : {static_cast<uint32_t>(crc), static_cast<uint32_t>(n)}) {
+    for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>((v >> (8 * b)) & 0xff));
+  }
   return out;
 }
 
