@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fleet/fleet_server.h"
 
+#include <algorithm>
 #include <string_view>
 
 #include <httplib.h>
@@ -250,9 +251,12 @@ Status FleetServer::Start() {
     if (f->empty()) continue;
     VIGIL_RETURN_IF_ERROR(ReadSmallFile(*f, 1 << 20).status().WithContext("fleet http: TLS"));
   }
+  // At least a second per MiB the body may have (a 64 MiB trace upload needs 1 MiB/s).
+  const int64_t deadline_ms = std::max<int64_t>(
+      options_.request_deadline_ms, static_cast<int64_t>(options_.max_body_bytes >> 20) * 1000);
   HttpLimits limits{.max_head_bytes = 32 << 10,
                     .max_body_bytes = options_.max_body_bytes,
-                    .request_deadline_ms = options_.request_deadline_ms,
+                    .request_deadline_ms = deadline_ms,
                     .reply_deadline_ms = 120'000,
                     .max_connections = options_.max_connections,
                     .max_connections_per_client = options_.max_connections_per_client,
