@@ -40,6 +40,18 @@ TEST(ApiTimeTest, RejectsGarbage) {
   EXPECT_FALSE(ParseApiStep("fast").ok());
 }
 
+// 20+ digits, durations past int64 nanoseconds and offsets before 1970 are errors, not overflows.
+TEST(ApiTimeTest, OutOfRangeValuesAreErrors) {
+  EXPECT_EQ(ParseApiTime("123456789012345678901234", kNow).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_FALSE(ParseApiTime("99999999999999999999.5", kNow).ok());
+  EXPECT_FALSE(ParseApiTime("-99999999999999999999s", kNow).ok());
+  EXPECT_FALSE(ParseApiTime("-30000d", kNow).ok());  // Before 1970.
+  EXPECT_FALSE(ParseApiStep("99999999999999999999").ok());
+  EXPECT_FALSE(ParseApiStep("999999999999d").ok());
+  EXPECT_TRUE(ParseApiTime("-20000d", kNow).ok());
+}
+
 TEST(ApiTimeTest, StepsAreDurationsOrSeconds) {
   EXPECT_EQ(*ParseApiStep("15s"), 15 * kNanosPerSecond);
   EXPECT_EQ(*ParseApiStep("60"), 60 * kNanosPerSecond);
