@@ -15,13 +15,14 @@ ALLOWED = {
     "gpu": {"base", "metrics", "hwspec"},
     "sinks": {"base", "metrics"},
     "rpc": {"base"},
+    "httpd": {"base"},
     "ipc": {"base", "metrics", "attribution", "rpc"},
     "client": {"base", "ipc"},
     "trace": {"base", "hwspec"},
     "snoop": {"base"},
     "daemon": {"base", "metrics", "hwspec", "attribution", "collectors", "gpu", "sinks", "rpc",
-               "ipc"},
-    "fleet": {"base", "metrics", "rpc", "trace", "hwspec"},
+               "ipc", "httpd"},
+    "fleet": {"base", "metrics", "rpc", "trace", "hwspec", "httpd"},
     "cli": {"base", "rpc", "trace", "hwspec", "metrics"},
 }
 

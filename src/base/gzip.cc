@@ -41,12 +41,14 @@ StatusOr<std::string> Gunzip(std::string_view body, size_t max_bytes) {
       return InvalidArgumentError("gunzip: corrupt or truncated body (zlib error " +
                                   std::to_string(rc) + ")");
     }
-    out.append(buf, sizeof(buf) - zs.avail_out);
-    if (out.size() > max_bytes) {
+    // Checked before the append: the output never grows past the cap.
+    const size_t produced = sizeof(buf) - zs.avail_out;
+    if (out.size() + produced > max_bytes) {
       inflateEnd(&zs);
       return ResourceExhaustedError("gunzip: body inflates past " + std::to_string(max_bytes) +
                                     " bytes");
     }
+    out.append(buf, produced);
     if (rc == Z_OK && zs.avail_in == 0 && zs.avail_out != 0) {
       inflateEnd(&zs);
       return InvalidArgumentError("gunzip: truncated body");

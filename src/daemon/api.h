@@ -18,10 +18,10 @@
 
 #include "attribution/job_resolver.h"
 #include "collectors/watch_list.h"
+#include "daemon/http_server.h"
 #include "daemon/scheduler.h"
 #include "metrics/series_store.h"
 #include "rpc/dispatcher.h"
-#include "sinks/http_server.h"
 #include "sinks/sink.h"
 
 namespace vigil::daemon {

@@ -24,6 +24,7 @@
 #include "daemon/api.h"
 #include "daemon/gpu_methods.h"
 #include "daemon/host_info.h"
+#include "daemon/http_server.h"
 #include "daemon/scheduler.h"
 #include "daemon/seccomp_filter.h"
 #include "daemon/self_collector.h"
@@ -35,7 +36,6 @@
 #include "rpc/net_util.h"
 #include "rpc/rpc_server.h"
 #include "sinks/fleet_push_sink.h"
-#include "sinks/http_server.h"
 #include "sinks/jsonl_sink.h"
 #include "sinks/remote_write_sink.h"
 

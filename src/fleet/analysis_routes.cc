@@ -40,7 +40,7 @@ void HandleUpload(const httplib::Request& req, httplib::Response& res, LedgerSto
     return;
   }
   std::string_view body = req.body;
-  // httplib inflates "Content-Encoding: gzip" itself; a body still gzipped is inflated here.
+  // "Content-Encoding: gzip" reaches here as sent (FleetServer::CheckHead): inflated, capped.
   if (body.size() >= 2 && body[0] == '\x1f' && body[1] == '\x8b') {
     StatusOr<std::string> out = Gunzip(body, max_bytes);
     if (!out.ok()) {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "fleet/fleet_server.h"
 
-#include <chrono>
+#include <algorithm>
 #include <string_view>
 
 #include <httplib.h>
 
 #include "base/file_util.h"
-#include "base/listen_socket.h"
+#include "base/gzip.h"
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
@@ -99,8 +99,8 @@ RequestGuard FleetServer::guard() const {
 void FleetServer::HandleIngest(const httplib::Request& req, httplib::Response& res) {
   std::string inflated;
   std::string_view body = req.body;
-  // httplib inflates "Content-Encoding: gzip" itself; a body still gzipped is inflated here.
-  if (body.size() >= 2 && body[0] == '\x1f' && body[1] == '\x8b') {
+  // "Content-Encoding: gzip" reaches here as sent (CheckHead): inflated with a hard cap.
+  if (IsGzip(body)) {
     StatusOr<std::string> out = Gunzip(body, options_.max_inflated_bytes);
     if (!out.ok()) {
       ReplyError(res, HttpCode(out.status()), out.status().message());
@@ -136,25 +136,36 @@ void FleetServer::HandleIngest(const httplib::Request& req, httplib::Response& r
                  {"resets", result->stats.resets}});
 }
 
+// What a request may carry, judged from its head before any of the body is read: the token
+// first (a known one, or loopback without a token file; the host a write claims is checked once
+// its body is parsed), then the body rule of its route.
+bool FleetServer::CheckHead(httplib::Request& req, httplib::Response& res) const {
+  if (req.path.rfind("/api/v1/", 0) == 0) {
+    int code = 0;
+    if (std::string why = Authorize(req, "", &code); !why.empty()) {
+      SetJsonError(res, code, why);
+      return false;
+    }
+  }
+  // httplib answers "Accept-Encoding: br" (every browser sends it) with brotli at quality 11:
+  // ~25 s for a 4 MB JSON reply (a 30-day attribution by host). Offer it gzip only (~50 ms).
+  auto it = req.headers.find("Accept-Encoding");
+  if (it != req.headers.end() && it->second.find("br") != std::string::npos) {
+    const bool gzip = it->second.find("gzip") != std::string::npos;
+    req.headers.erase(it);
+    req.set_header("Accept-Encoding", gzip ? "gzip" : "identity");
+  }
+  BodyRule rule = BodyRule::kNone;
+  if (req.method == "POST") {
+    // Daemons push gzip batches and the CLI gzip reports; traces are gzip files as such.
+    const bool gzip = req.path == "/api/v1/ingest" || req.path == "/api/v1/analyses";
+    rule = gzip ? BodyRule::kGzip : BodyRule::kIdentity;
+  }
+  return CheckBody(req, res, rule);
+}
+
 void FleetServer::Routes() {
   httplib::Server& s = *server_;
-  s.set_payload_max_length(options_.max_body_bytes);
-  // Replies are written in two parts (headers, body): without TCP_NODELAY, Nagle holds the body
-  // until the client's delayed ACK (~40 ms), which caps a connection at ~25 requests/s.
-  s.set_tcp_nodelay(true);
-  // httplib answers "Accept-Encoding: br" (every browser sends it) with brotli at quality 11: ~25 s
-  // for a 4 MB JSON reply (a 30-day attribution by host). Offer it gzip only (~50 ms). The
-  // request object is httplib's own mutable one; only the handler signature is const.
-  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
-    auto& mutable_req = const_cast<httplib::Request&>(req);
-    auto it = mutable_req.headers.find("Accept-Encoding");
-    if (it != mutable_req.headers.end() && it->second.find("br") != std::string::npos) {
-      const bool gzip = it->second.find("gzip") != std::string::npos;
-      mutable_req.headers.erase(it);
-      mutable_req.set_header("Accept-Encoding", gzip ? "gzip" : "identity");
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
   s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("ok\n", "text/plain");
   });
@@ -235,48 +246,37 @@ Status FleetServer::Start() {
   if (options_.tls_cert_file.empty() != options_.tls_key_file.empty()) {
     return InvalidArgumentError("fleet http: TLS needs both a certificate and a key file");
   }
-  if (options_.tls_cert_file.empty()) {
-    server_ = std::make_unique<httplib::Server>();
-  } else {
-    for (const std::string* f : {&options_.tls_cert_file, &options_.tls_key_file}) {
-      // httplib reports only "invalid"; say which file is missing or unreadable.
-      VIGIL_RETURN_IF_ERROR(ReadSmallFile(*f, 1 << 20).status().WithContext("fleet http: TLS"));
-    }
-    auto tls = std::make_unique<httplib::SSLServer>(options_.tls_cert_file.c_str(),
-                                                    options_.tls_key_file.c_str());
-    if (!tls->is_valid()) {
-      return InvalidArgumentError("fleet http: cannot use TLS certificate " +
-                                  options_.tls_cert_file + " with key " + options_.tls_key_file +
-                                  " (want PEM files, the key matching the certificate)");
-    }
-    server_ = std::move(tls);
+  for (const std::string* f : {&options_.tls_cert_file, &options_.tls_key_file}) {
+    // OpenSSL reports only "invalid"; say which file is missing or unreadable.
+    if (f->empty()) continue;
+    VIGIL_RETURN_IF_ERROR(ReadSmallFile(*f, 1 << 20).status().WithContext("fleet http: TLS"));
   }
+  // At least a second per MiB the body may have (a 64 MiB trace upload needs 1 MiB/s).
+  const int64_t deadline_ms = std::max<int64_t>(
+      options_.request_deadline_ms, static_cast<int64_t>(options_.max_body_bytes >> 20) * 1000);
+  HttpLimits limits{.max_head_bytes = 32 << 10,
+                    .max_body_bytes = options_.max_body_bytes,
+                    .request_deadline_ms = deadline_ms,
+                    .reply_deadline_ms = 120'000,
+                    .max_connections = options_.max_connections,
+                    .max_connections_per_client = options_.max_connections_per_client,
+                    .tls_cert_file = options_.tls_cert_file,
+                    .tls_key_file = options_.tls_key_file};
+  server_ = std::make_unique<GuardedServer>(
+      std::move(limits),
+      [this](httplib::Request& req, httplib::Response& res) { return CheckHead(req, res); });
   Routes();
-  // SO_REUSEADDR only (a second vigil-fleet on the port fails to start), and a backlog for
-  // bursts of daemons rather than httplib's 5.
-  ListenSocket listen_socket;
-  server_->set_socket_options(listen_socket.Options());
-  port_ = options_.port == 0 ? server_->bind_to_any_port(options_.host)
-          : server_->bind_to_port(options_.host, options_.port) ? options_.port
-                                                                : -1;
-  if (port_ < 0) {
-    return UnavailableError("fleet http: cannot listen on " + options_.host + ":" +
-                            std::to_string(options_.port));
+  StatusOr<int> port = server_->Start(options_.host, options_.port);
+  if (!port.ok()) {
+    server_.reset();
+    return port.status().WithContext("fleet http");
   }
-  listen_socket.RaiseBacklog();
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!server_->is_running() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  port_ = *port;
   return OkStatus();
 }
 
 void FleetServer::Stop() {
-  if (server_ && thread_.joinable()) {
-    server_->stop();
-    thread_.join();
-  }
+  if (server_) server_->Stop();
 }
 
 }  // namespace vigil

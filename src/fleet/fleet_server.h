@@ -4,8 +4,10 @@
 // /api/v1/hosts, /api/v1/idle-now, /api/v1/top-wasters and /healthz. Errors are
 // {"error": "..."} with a 4xx/5xx status. Auth: with a token file, every /api/v1 request needs
 // "Authorization: Bearer <token>" (ingest: the token of the batch's host, or a "*" token);
-// without one, only loopback clients are served. Owner: fleet. Requests run on httplib's thread
-// pool; the ledger store is thread-safe. Start/Stop from one thread.
+// without one, only loopback clients are served. The token is checked from the request head,
+// before any body is read; connections, deadlines and size caps are the httpd layer's
+// (httpd/guarded_server.h). Owner: fleet. Requests run on connection threads; the ledger store is
+// thread-safe. Start/Stop from one thread.
 #pragma once
 
 #include <cstddef>
@@ -14,16 +16,10 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "base/status.h"
 #include "fleet/ledger_store.h"
-
-namespace httplib {
-class Server;
-struct Request;
-struct Response;
-}  // namespace httplib
+#include "httpd/guarded_server.h"
 
 namespace vigil {
 
@@ -37,9 +33,13 @@ struct FleetServerOptions {
   std::string tls_cert_file;
   std::string tls_key_file;
   double price_per_gpu_hour = 0;
-  size_t max_body_bytes = 8 << 20;        // As sent (compressed).
-  size_t max_inflated_bytes = 64 << 20;   // After gunzip.
-  ProfilingService* profiling = nullptr;  // Fleet profiling (profiling_routes.h); null = off.
+  size_t max_body_bytes = 8 << 20;       // As sent (compressed).
+  size_t max_inflated_bytes = 64 << 20;  // After gunzip.
+  // A request's head and body must arrive within this, from the connection's accept.
+  int64_t request_deadline_ms = 30'000;
+  size_t max_connections = 512;            // More wait in the listen backlog.
+  size_t max_connections_per_client = 64;  // Per address; per uid for loopback clients.
+  ProfilingService* profiling = nullptr;   // Fleet profiling (profiling_routes.h); null = off.
 };
 
 // What a route file gets to check a request: replies the error and returns false when the
@@ -74,13 +74,13 @@ class FleetServer {
   void Routes();
   // Empty when allowed; otherwise the error to reply (status code in *code).
   std::string Authorize(const httplib::Request& req, const std::string& host, int* code) const;
+  bool CheckHead(httplib::Request& req, httplib::Response& res) const;
   void HandleIngest(const httplib::Request& req, httplib::Response& res);
 
   const FleetServerOptions options_;
   LedgerStore* const store_;
   std::multimap<std::string, std::string> tokens_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  std::unique_ptr<GuardedServer> server_;
   int port_ = -1;
 };
 

@@ -2,6 +2,7 @@
 #include "fleet/http_reply.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <httplib.h>
 
@@ -11,6 +12,11 @@
 namespace vigil {
 
 using nlohmann::json;
+
+namespace {
+// The last second whose nanoseconds fit int64 (year 2262), rounded down.
+constexpr int64_t kMaxUnixSeconds = 9'200'000'000;
+}  // namespace
 
 int HttpCode(const Status& s) {
   switch (s.code()) {
@@ -54,13 +60,20 @@ StatusOr<int64_t> TimeParam(const httplib::Request& req, const char* name, int64
   }
   const std::string text = req.get_param_value(name);
   if (text.find_first_not_of("0123456789") == std::string::npos && text.size() >= 9) {
-    return *ParseInt64(text) * 1000000000;
+    // 20 digits do not fit int64 and 11 overflow as nanoseconds: both are a clear 400.
+    const std::optional<int64_t> seconds = ParseInt64(text);
+    if (!seconds || *seconds > kMaxUnixSeconds) {
+      return InvalidArgumentError(std::string(name) + ": unix seconds past " +
+                                  std::to_string(kMaxUnixSeconds));
+    }
+    return *seconds * kNanosPerSecond;
   }
   StatusOr<int64_t> d = ParseDuration(text);
   if (!d.ok()) {
     return InvalidArgumentError(std::string(name) + ": want a duration like 7d or unix seconds");
   }
-  return now_ns - *d;
+  // Further back than 1970 is 1970: queries subtract times, which must stay non-negative.
+  return *d > now_ns ? 0 : now_ns - *d;
 }
 
 int64_t LimitParam(const httplib::Request& req) {

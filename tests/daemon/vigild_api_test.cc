@@ -2,6 +2,8 @@
 // vigild end to end: /metrics, /api/v1, /healthz and the control RPC over TCP and the unix
 // socket, against one daemon started for the whole suite.
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <memory>
@@ -13,6 +15,7 @@
 
 #include "base/file_util.h"
 #include "base/time_util.h"
+#include "httpd/http_attack.h"
 #include "rpc/rpc_client.h"
 #include "vigild_process.h"
 
@@ -150,6 +153,40 @@ TEST_F(VigildApiTest, StatusHasTheDocumentedShape) {
       EXPECT_TRUE(c.contains(key)) << key << " in " << c.dump();
     }
   }
+}
+
+// The trial's HTTP attacks on the running daemon (root on a real host): a local user's slow
+// connections, which stopped the API with four, and a chunked gzip bomb, which took it to
+// 1,113 MiB. The scrape is still answered at once and the daemon's memory stays put.
+TEST_F(VigildApiTest, SlowClientsAndAGzipBombDoNotStopTheApi) {
+  using namespace http_attack;
+  const int64_t rss0 = VmRssBytes(daemon_->pid());
+  ASSERT_GT(rss0, 0);
+  int stop = -1, ready = -1;
+  const int dribblers = geteuid() == 0 ? 24 : 6;  // As uid 65534 when root: capped per uid.
+  const pid_t child = StartDribblers(daemon_->http_port(), dribblers, 100,
+                                     geteuid() == 0 ? 65534 : -1, &stop, &ready);
+  ASSERT_GT(child, 0);
+  char c;
+  for (int i = 0; i < dribblers; ++i) ASSERT_EQ(::read(ready, &c, 1), 1);
+
+  const std::string bomb = GzipOfZeros(size_t{1} << 30);
+  char size[32];
+  std::snprintf(size, sizeof(size), "%zx\r\n", bomb.size());
+  const int status = Exchange(daemon_->http_port(),
+                              "POST /metrics HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n"
+                              "Content-Encoding: gzip\r\n\r\n" +
+                                  std::string(size) + bomb + "\r\n0\r\n\r\n");
+  EXPECT_GE(status, 400);
+  EXPECT_LT(status, 500);
+
+  const int64_t t0 = MonotonicNanos();
+  EXPECT_EQ(Exchange(daemon_->http_port(), "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"), 200);
+  EXPECT_LT(MonotonicNanos() - t0, kNanosPerSecond);
+  EXPECT_LT(VmRssBytes(daemon_->pid()) - rss0, int64_t{128} << 20);
+  ::close(stop);
+  ::close(ready);
+  waitpid(child, nullptr, 0);
 }
 
 TEST_F(VigildApiTest, RpcOverTcpAnswersDynologAndVigilMethods) {

@@ -44,6 +44,7 @@ class VigildProcess {
   std::string rpc_target() const { return "127.0.0.1:" + std::to_string(rpc_port_); }
   int http_port() const { return http_port_; }
   int rpc_port() const { return rpc_port_; }
+  pid_t pid() const { return pid_; }
   // The --ipc-name given to vigild (unique per instance: tests run in parallel on one host).
   std::string ipc_name() const { return "vigil-test-" + std::to_string(http_port_); }
   std::string Log() const;     // stderr so far.

@@ -22,6 +22,7 @@ class FleetProcess {
   void Kill();  // SIGKILL: no clean shutdown.
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
 
  private:
   std::string db_;

@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sinks/http_server.h"
+#include "daemon/http_server.h"
 
-#include <sys/socket.h>
-
-#include <chrono>
 #include <exception>
 #include <utility>
 
 #include <httplib.h>
 
-#include "base/listen_socket.h"
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
-#include "sinks/api_time.h"
+#include "daemon/api_time.h"
 
 namespace vigil {
 namespace {
@@ -37,6 +33,17 @@ void ReplyStatus(httplib::Response& res, const Status& s) {
 
 std::string Param(const httplib::Request& req, const char* name) {
   return req.has_param(name) ? req.get_param_value(name) : std::string();
+}
+
+// Every endpoint is a GET: any other method, any body (Content-Length > 0; Transfer-Encoding is
+// refused by the httpd layer) and any Content-Encoding are refused before a byte is read.
+bool CheckHead(httplib::Request& req, httplib::Response& res) {
+  if (req.method != "GET" && req.method != "HEAD") {
+    res.set_header("Allow", "GET, HEAD");
+    SetJsonError(res, 405, "only GET is served");
+    return false;
+  }
+  return CheckBody(req, res, BodyRule::kNone);
 }
 
 }  // namespace
@@ -109,44 +116,20 @@ void HttpServer::AddRoutes() {
 }
 
 Status HttpServer::Start() {
-  server_ = std::make_unique<httplib::Server>();
-  const size_t threads = options_.threads == 0 ? 1 : options_.threads;
-  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  server_->set_read_timeout(5, 0);
-  server_->set_write_timeout(5, 0);
-  server_->set_keep_alive_timeout(5);
-  server_->set_payload_max_length(64 << 10);
-  // SO_REUSEADDR only (a second daemon on the port fails to start), and a real backlog.
-  ListenSocket listen_socket;
-  server_->set_socket_options(listen_socket.Options());
+  server_ = std::make_unique<GuardedServer>(options_.limits, CheckHead);
   AddRoutes();
-  if (options_.port == 0) {
-    port_ = server_->bind_to_any_port(options_.host);
-  } else {
-    port_ = server_->bind_to_port(options_.host, options_.port) ? options_.port : -1;
-  }
-  if (port_ <= 0) {
-    port_ = -1;
+  StatusOr<int> port = server_->Start(options_.host, options_.port);
+  if (!port.ok()) {
     server_.reset();
-    return UnavailableError("http: cannot listen on " + options_.host + ":" +
-                            std::to_string(options_.port));
+    return port.status().WithContext("http");
   }
-  listen_socket.RaiseBacklog();
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  // stop() is a no-op until the listen loop runs, so wait for it (bounded) before returning.
-  const int64_t deadline = MonotonicNanos() + 2 * kNanosPerSecond;
-  while (!server_->is_running() && MonotonicNanos() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  port_ = *port;
   return OkStatus();
 }
 
 void HttpServer::Stop() {
   if (server_) {
-    server_->stop();
-  }
-  if (thread_.joinable()) {
-    thread_.join();
+    server_->Stop();
   }
   server_.reset();
 }

@@ -2,23 +2,21 @@
 // vigild's HTTP endpoint: GET /metrics (Prometheus text 0.0.4), /api/v1/latest, /api/v1/range,
 // /api/v1/status and /healthz (docs/protocols.md "HTTP API"). It owns routing, parameter parsing,
 // content types and error replies; what each endpoint answers comes from the HttpApi callbacks the
-// daemon supplies, so this file knows nothing of collectors or the store. Requests are served on a
-// small thread pool of its own; callbacks must be thread-safe. Start/Stop from one thread.
+// daemon supplies, so this file knows nothing of collectors or the store. It serves GET only and
+// refuses every request body and Content-Encoding before reading any of it; connections, deadlines
+// and per-client limits are the httpd layer's (httpd/guarded_server.h). Callbacks run on
+// connection threads and must be thread-safe. Start/Stop from one thread.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-
-namespace httplib {
-class Server;
-}  // namespace httplib
+#include "httpd/guarded_server.h"
 
 namespace vigil {
 
@@ -38,7 +36,13 @@ struct HttpApi {
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
   int port = 9479;  // 0 = any free port (see port()).
-  size_t threads = 4;
+  // A scrape or query is one small GET; no body is ever read (max_body_bytes stays 0).
+  HttpLimits limits = {.max_head_bytes = 16 << 10,
+                       .max_body_bytes = 0,
+                       .request_deadline_ms = 10'000,
+                       .reply_deadline_ms = 60'000,
+                       .max_connections = 64,
+                       .max_connections_per_client = 8};
   int64_t default_range_ns = 300LL * 1000 * 1000 * 1000;  // start defaults to end - 5m.
 };
 
@@ -60,9 +64,8 @@ class HttpServer {
 
   HttpServerOptions options_;
   HttpApi api_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<GuardedServer> server_;
   int port_ = -1;
-  std::thread thread_;
 };
 
 }  // namespace vigil

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sinks/api_time.h"
+#include "daemon/api_time.h"
 
 #include <gtest/gtest.h>
 
@@ -38,6 +38,18 @@ TEST(ApiTimeTest, RejectsGarbage) {
   EXPECT_FALSE(ParseApiTime("2026-11-29T10:09:54", kNow).ok());  // No zone.
   EXPECT_FALSE(ParseApiTime("-5parsecs", kNow).ok());
   EXPECT_FALSE(ParseApiStep("fast").ok());
+}
+
+// 20+ digits, durations past int64 nanoseconds and offsets before 1970 are errors, not overflows.
+TEST(ApiTimeTest, OutOfRangeValuesAreErrors) {
+  EXPECT_EQ(ParseApiTime("123456789012345678901234", kNow).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_FALSE(ParseApiTime("99999999999999999999.5", kNow).ok());
+  EXPECT_FALSE(ParseApiTime("-99999999999999999999s", kNow).ok());
+  EXPECT_FALSE(ParseApiTime("-30000d", kNow).ok());  // Before 1970.
+  EXPECT_FALSE(ParseApiStep("99999999999999999999").ok());
+  EXPECT_FALSE(ParseApiStep("999999999999d").ok());
+  EXPECT_TRUE(ParseApiTime("-20000d", kNow).ok());
 }
 
 TEST(ApiTimeTest, StepsAreDurationsOrSeconds) {

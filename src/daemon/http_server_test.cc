@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sinks/http_server.h"
+#include "daemon/http_server.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+
+#include "base/time_util.h"
+#include "httpd/http_attack.h"
 
 namespace vigil {
 namespace {
@@ -115,6 +121,68 @@ TEST_F(HttpServerTest, BadParametersAndUnknownPathsAreJsonErrors) {
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
   EXPECT_EQ(missing->get_header_value("Content-Type"), "application/json");
+}
+
+// 20+ digits and offsets before 1970: a clear 400, never an overflow (UBSan).
+TEST_F(HttpServerTest, OutOfRangeTimesAre400) {
+  for (const char* q : {"start=123456789012345678901234", "end=99999999999999999999",
+                        "start=-30000d", "start=-99999999999999999999s", "step=99999999999d"}) {
+    auto res = client_->Get(std::string("/api/v1/range?selector=x&") + q);
+    ASSERT_TRUE(res) << q;
+    EXPECT_EQ(res->status, 400) << q;
+  }
+}
+
+// vigild serves GET only: a method, a body, a Transfer-Encoding or a Content-Encoding is refused
+// from the head, before a byte of any body is read.
+TEST_F(HttpServerTest, BodiesAndEncodingsAreRefusedUnread) {
+  using http_attack::Exchange;
+  const int port = server_->port();
+  const std::string host = " HTTP/1.1\r\nHost: a\r\n";
+  EXPECT_EQ(Exchange(port, "POST /metrics" + host + "Content-Length: 2\r\n\r\n{}"), 405);
+  EXPECT_EQ(Exchange(port, "GET /metrics" + host + "Content-Length: 5\r\n\r\nhello"), 413);
+  EXPECT_EQ(Exchange(port, "GET /metrics" + host + "Content-Encoding: gzip\r\n\r\n"), 415);
+  EXPECT_EQ(Exchange(port, "GET /metrics" + host + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+            411);
+  EXPECT_EQ(Exchange(port, "GET /metrics" + host + "\r\n"), 200);
+}
+
+// The trial's 1 MB gzip, sent chunked, took vigild (root) to 1,113 MiB: httplib read the chunks
+// and inflated them before routing. It is refused from its head now.
+TEST_F(HttpServerTest, AChunkedGzipBombIsRefusedAndMemoryStaysBounded) {
+  using namespace http_attack;
+  const std::string bomb = GzipOfZeros(size_t{1} << 30);
+  const int64_t rss0 = VmRssBytes();
+  const int fd = Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  char size[32];
+  std::snprintf(size, sizeof(size), "%zx\r\n", bomb.size());
+  SendSome(fd,
+           "POST /api/v1/latest HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n"
+           "Content-Encoding: gzip\r\n\r\n" +
+               std::string(size) + bomb + "\r\n0\r\n\r\n");
+  const std::string reply = ReadUntilClose(fd, 3000);
+  ::close(fd);
+  EXPECT_GE(StatusOf(reply), 400) << reply;
+  EXPECT_LT(StatusOf(reply), 500) << reply;
+  EXPECT_LT(VmRssBytes() - rss0, int64_t{128} << 20);
+}
+
+// Four dribbling connections held all four of httplib's threads.
+TEST_F(HttpServerTest, DribblingClientsDoNotStarveAScrape) {
+  int stop = -1, ready = -1;
+  const pid_t child = http_attack::StartDribblers(server_->port(), 6, 100, -1, &stop, &ready);
+  ASSERT_GT(child, 0);
+  char c;
+  for (int i = 0; i < 6; ++i) ASSERT_EQ(::read(ready, &c, 1), 1);
+  const int64_t t0 = MonotonicNanos();
+  auto res = client_->Get("/metrics");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_LT(MonotonicNanos() - t0, kNanosPerSecond);
+  ::close(stop);
+  ::close(ready);
+  waitpid(child, nullptr, 0);
 }
 
 TEST(HttpServerStartTest, BusyPortIsUnavailable) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sinks/api_time.h"
+#include "daemon/api_time.h"
 
 #include <time.h>
 
@@ -105,7 +105,9 @@ StatusOr<int64_t> ParseApiTime(std::string_view text, int64_t now_ns) {
   }
   if (!offset.empty() && (offset.back() < '0' || offset.back() > '9') && offset.back() != '.') {
     auto d = ParseDuration(offset);
-    if (!d.ok()) {
+    // Before 1970 is refused too: the range handler subtracts times, which stays in int64 only
+    // for non-negative ones.
+    if (!d.ok() || *d > now_ns) {
       return BadTime(text);
     }
     return now_ns - *d;
