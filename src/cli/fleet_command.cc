@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -54,9 +55,16 @@ int FleetGet(CliContext& ctx, const ReportOptions& o, const char* what, const st
 }
 
 // "7d" (back from now) or Unix seconds, as vigil-fleet reads them.
+constexpr int64_t kMaxUnixSeconds = int64_t{9'200'000'000};
+
 StatusOr<int64_t> WindowTime(const std::string& text, const char* flag, int64_t now_s) {
   if (text.find_first_not_of("0123456789") == std::string::npos && text.size() >= 9) {
-    return *ParseInt64(text);
+    // Unix seconds up to the year 2262 (what int64 nanoseconds reach).
+    std::optional<int64_t> unix_s = ParseInt64(text);
+    if (!unix_s || *unix_s > kMaxUnixSeconds) {
+      return InvalidArgumentError(std::string(flag) + ": unix seconds out of range: " + text);
+    }
+    return *unix_s;
   }
   StatusOr<int64_t> d = ParseDuration(text);
   if (!d.ok()) {

@@ -374,5 +374,15 @@ TEST_F(CliTest, OnlyTheHttpCommandsNeedTheHttpClientPlugin) {
   EXPECT_EQ(analyze.exit_code, 0) << analyze.err;
 }
 
+// Twenty digits once dereferenced an empty optional (UBSan) and eleven overflowed the window.
+TEST_F(CliTest, UnixSecondsOutOfRangeAreAClearError) {
+  for (const char* since : {"99999999999999999999", "92233720368"}) {
+    RunResult r =
+        Vigil(std::string("fleet report --prometheus http://127.0.0.1:1 --since ") + since);
+    EXPECT_NE(r.exit_code, 0) << since;
+    EXPECT_TRUE(Contains(r.err, "out of range")) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace vigil
