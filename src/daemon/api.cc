@@ -35,9 +35,9 @@ StatusOr<int64_t> JsonTime(const nlohmann::json& request, const char* key, int64
   if (!it->is_number_integer() ||
       (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT64_MAX}) ||
       it->get<int64_t>() < 0) {
-    return InvalidArgumentError(fmt::format(
-        "{} must be an integer number of nanoseconds in [0, 2^63), got {}", key,
-        SanitizeForLog(it->dump(), 40)));
+    return InvalidArgumentError(
+        fmt::format("{} must be an integer number of nanoseconds in [0, 2^63), got {}", key,
+                    SanitizeForLog(it->dump(), 40)));
   }
   return it->get<int64_t>();
 }
@@ -61,23 +61,22 @@ constexpr int64_t kMaxRangeSteps = 11000;
 StatusOr<nlohmann::json> RangeQuery(const DaemonView& view, const nlohmann::json& request) {
   VIGIL_ASSIGN_OR_RETURN(std::string selector, JsonSelector(request));
   VIGIL_ASSIGN_OR_RETURN(int64_t end, JsonTime(request, "end_ns", UnixNanos()));
-  VIGIL_ASSIGN_OR_RETURN(int64_t start,
-                         JsonTime(request, "start_ns", std::max<int64_t>(end - kDefaultRangeNs, 0)));
+  VIGIL_ASSIGN_OR_RETURN(
+      int64_t start, JsonTime(request, "start_ns", std::max<int64_t>(end - kDefaultRangeNs, 0)));
   VIGIL_ASSIGN_OR_RETURN(int64_t step, JsonTime(request, "step_ns", 0));
   if (start > end) {
     return InvalidArgumentError("start_ns is after end_ns");
   }
   const int64_t span = end - start;  // Both in [0, 2^63): no overflow.
   if (step == 0 && span > kMaxRawRangeNs) {
-    return InvalidArgumentError(
-        fmt::format("a window of {} with step_ns 0 is too large: at most {} of raw points; pass "
-                    "step_ns >= {}",
-                    FormatDuration(span), FormatDuration(kMaxRawRangeNs), span / kMaxRangeSteps + 1));
+    return InvalidArgumentError(fmt::format(
+        "a window of {} with step_ns 0 is too large: at most {} of raw points; pass "
+        "step_ns >= {}",
+        FormatDuration(span), FormatDuration(kMaxRawRangeNs), span / kMaxRangeSteps + 1));
   }
   if (step > 0 && span / step > kMaxRangeSteps) {
-    return InvalidArgumentError(
-        fmt::format("at most {} steps per series: pass step_ns >= {}", kMaxRangeSteps,
-                    span / kMaxRangeSteps + 1));
+    return InvalidArgumentError(fmt::format("at most {} steps per series: pass step_ns >= {}",
+                                            kMaxRangeSteps, span / kMaxRangeSteps + 1));
   }
   return QueryRange(*view.store, selector, start, end, step);
 }

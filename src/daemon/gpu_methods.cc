@@ -27,8 +27,8 @@ void RegisterGpuMethods(RpcDispatcher* dispatcher) {
       [](const nlohmann::json& request, const CallerInfo&) {
         int64_t duration_s = kDefaultPauseSeconds;
         if (auto it = request.find("duration_s"); it != request.end() && !it->is_null()) {
-          if (!it->is_number_integer() || (it->is_number_unsigned() && it->get<uint64_t>() >
-                                                                           kMaxPauseSeconds)) {
+          if (!it->is_number_integer() ||
+              (it->is_number_unsigned() && it->get<uint64_t>() > kMaxPauseSeconds)) {
             return nlohmann::json{{"status", false},
                                   {"error", "duration_s must be an integer number of seconds"}};
           }

@@ -16,7 +16,7 @@ namespace {
 constexpr int64_t kMaxProcessLimit = 100000;
 constexpr int64_t kMaxDurationMs = 3600000;  // As ACTIVITIES_DURATION_MSECS allows.
 constexpr int64_t kMaxIterations = 1000000;
-constexpr int64_t kMaxUnixMs = 4102444800000;  // 2100-01-01.
+constexpr int64_t kMaxUnixMs = 4102444800000;   // 2100-01-01.
 constexpr int64_t kMaxStartDelayMs = 86400000;  // One day.
 
 nlohmann::json Error(const std::string& message) { return nlohmann::json{{"error", message}}; }

@@ -172,9 +172,9 @@ TEST_F(TraceRpcTest, NumericFieldsAreIntegersWithinTheirRange) {
     EXPECT_NE(reply["error"].get<std::string>().find("must be an integer in ["), std::string::npos)
         << reply.dump();
   }
-  nlohmann::json dyno = Call(
-      R"({"fn":"setKinetOnDemandRequest","config":"ACTIVITIES_DURATION_MSECS=100","pids":[0],)"
-      R"("process_limit":4294967297})");
+  nlohmann::json dyno =
+      Call(R"({"fn":"setKinetOnDemandRequest","config":"ACTIVITIES_DURATION_MSECS=100","pids":[0],)"
+           R"("process_limit":4294967297})");
   EXPECT_EQ(dyno["status"].get<std::string>().rfind("failed", 0), 0u) << dyno.dump();
   nlohmann::json ok =
       Call(R"({"fn":"vigilTraceStart","job_id":"4242","start_delay_ms":3000,"duration_ms":100})");

@@ -37,9 +37,8 @@ size_t AdmissionBudget::Limit(ConnectionPool pool) const {
 Status AdmissionBudget::Admit(ConnectionPool pool, const std::string& peer) {
   const size_t index = static_cast<size_t>(pool);
   if (open_[index] >= Limit(pool)) {
-    return ResourceExhaustedError(
-        fmt::format("server busy: {} connections on the {} (the limit)", open_[index],
-                    PoolName(pool)));
+    return ResourceExhaustedError(fmt::format("server busy: {} connections on the {} (the limit)",
+                                              open_[index], PoolName(pool)));
   }
   if (pool == ConnectionPool::kPrivilegedUnix) {
     ++open_[index];  // Only root's and the daemon's user's: the pool's cap is their share.

@@ -35,7 +35,7 @@ TEST(AdmissionTest, ThePrivilegedUnixPoolIsNotSharedWithAnyone) {
   for (const char* peer : {"uid:1", "uid:2", "uid:3", "uid:4"}) {
     ASSERT_TRUE(b.Admit(ConnectionPool::kUnix, peer).ok());
   }
-  EXPECT_FALSE(b.Admit(ConnectionPool::kUnix, "uid:5").ok());  // The unix pool is full...
+  EXPECT_FALSE(b.Admit(ConnectionPool::kUnix, "uid:5").ok());           // The unix pool is full...
   EXPECT_TRUE(b.Admit(ConnectionPool::kPrivilegedUnix, "uid:0").ok());  // ...root's is not.
   EXPECT_TRUE(b.Admit(ConnectionPool::kPrivilegedUnix, "uid:0").ok());
   EXPECT_FALSE(b.Admit(ConnectionPool::kPrivilegedUnix, "uid:0").ok());  // Its own cap.

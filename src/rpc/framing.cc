@@ -59,8 +59,16 @@ void FrameDecoder::Append(std::string_view bytes) {
   if (need > buffer_.capacity()) {
     // Grow by a quarter, not the library's doubling, so what a budget counts is close to what
     // is held (a fresh string's reserve() allocates exactly what it is asked for).
+    size_t want = std::max(need, buffer_.size() + buffer_.size() / 4);
+    const size_t available = buffer_.size() - consumed_;
+    if (available >= kFrameHeaderBytes) {  // Never beyond the end of the frame being read.
+      const int32_t length = DecodeFrameLength(buffer_.data() + consumed_);
+      if (length > 0 && static_cast<size_t>(length) <= max_frame_bytes_) {
+        want = std::min(want, std::max(need, consumed_ + kFrameHeaderBytes + length));
+      }
+    }
     std::string grown;
-    grown.reserve(std::max(need, buffer_.size() + buffer_.size() / 4));
+    grown.reserve(want);
     grown.append(buffer_);
     buffer_.swap(grown);
   }

@@ -95,8 +95,15 @@ StatusOr<int> FindSocketOwnerInTable(std::string_view table, std::string_view lo
   return NotFoundError("peer uid: no socket row for " + std::string(local_text));
 }
 
-StatusOr<int> LoopbackPeerUid(const std::string& proc_root, const sockaddr* local,
-                              const sockaddr* peer) {
+const StatusOr<std::string>& SocketTables::Table(const char* name) {
+  std::optional<StatusOr<std::string>>& slot = std::string_view(name) == "net/tcp" ? tcp_ : tcp6_;
+  if (!slot.has_value()) {
+    slot = ReadSmallFile(JoinPath(proc_root_, name), kMaxTableBytes);
+  }
+  return *slot;
+}
+
+StatusOr<int> SocketTables::PeerUid(const sockaddr* local, const sockaddr* peer) {
   VIGIL_ASSIGN_OR_RETURN(Endpoint server, ToEndpoint(local));
   VIGIL_ASSIGN_OR_RETURN(Endpoint client, ToEndpoint(peer));
   // The client's socket may be IPv4 while ours is IPv6 (a dual-stack listener): look in both.
@@ -111,7 +118,7 @@ StatusOr<int> LoopbackPeerUid(const std::string& proc_root, const sockaddr* loca
   probes.push_back({"net/tcp6", V6Text(client), V6Text(server)});
   Status last = NotFoundError("peer uid: no socket table");
   for (const Probe& p : probes) {
-    StatusOr<std::string> table = ReadSmallFile(JoinPath(proc_root, p.table), kMaxTableBytes);
+    const StatusOr<std::string>& table = Table(p.table);
     if (!table.ok()) {
       last = table.status();
       continue;
@@ -123,6 +130,11 @@ StatusOr<int> LoopbackPeerUid(const std::string& proc_root, const sockaddr* loca
     last = uid.status();
   }
   return last;
+}
+
+StatusOr<int> LoopbackPeerUid(const std::string& proc_root, const sockaddr* local,
+                              const sockaddr* peer) {
+  return SocketTables(proc_root).PeerUid(local, peer);
 }
 
 }  // namespace vigil

@@ -9,16 +9,33 @@
 
 #include <sys/socket.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "base/status.h"
 
 namespace vigil {
 
-// The uid owning the client socket of the connection whose server side is `local` and whose
-// client side is `peer` (both AF_INET or AF_INET6, IPv4-mapped addresses included). NotFound
-// when no live row matches (the client closed, or it lives in another network namespace).
+// The socket tables of one moment, read at most once each (reading them costs the kernel a walk
+// of every socket, so a batch of new connections shares one read). Not thread-safe.
+class SocketTables {
+ public:
+  explicit SocketTables(std::string proc_root) : proc_root_(std::move(proc_root)) {}
+  // The uid owning the client socket of the connection whose server side is `local` and whose
+  // client side is `peer` (both AF_INET or AF_INET6, IPv4-mapped addresses included). NotFound
+  // when no live row matches (the client closed, or it lives in another network namespace).
+  StatusOr<int> PeerUid(const sockaddr* local, const sockaddr* peer);
+
+ private:
+  const StatusOr<std::string>& Table(const char* name);
+
+  std::string proc_root_;
+  std::optional<StatusOr<std::string>> tcp_, tcp6_;
+};
+
+// One lookup with fresh tables.
 StatusOr<int> LoopbackPeerUid(const std::string& proc_root, const sockaddr* local,
                               const sockaddr* peer);
 

@@ -62,24 +62,26 @@ class PeerUidFixtureTest : public ::testing::Test {
 
 // 127.0.0.1:1778 is the server (0x06F2), 127.0.0.1:53122 the client (0xCF82).
 TEST_F(PeerUidFixtureTest, TheClientsRowNamesItsOwnerNotTheServers) {
-  Table("tcp",
-        "   0: 0100007F:06F2 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0 0 1001 1\n"
-        "   1: 0100007F:06F2 0100007F:CF82 01 00000000:00000000 00:00000000 00000000     0 0 1002 1\n"
-        "   2: 0100007F:CF82 0100007F:06F2 01 00000000:00000000 00:00000000 00000000  1007 0 1003 1\n");
+  Table(
+      "tcp",
+      "   0: 0100007F:06F2 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0 0 1001 1\n"
+      "   1: 0100007F:06F2 0100007F:CF82 01 00000000:00000000 00:00000000 00000000     0 0 1002 1\n"
+      "   2: 0100007F:CF82 0100007F:06F2 01 00000000:00000000 00:00000000 00000000  1007 0 1003 "
+      "1\n");
   Table("tcp6", "");
   const sockaddr_in server = V4("127.0.0.1", 1778), client = V4("127.0.0.1", 53122);
   EXPECT_EQ(LoopbackPeerUid(root_, Sa(&server), Sa(&client)).value_or(-1), 1007);
   // Another client port has no row.
   const sockaddr_in other = V4("127.0.0.1", 53123);
-  EXPECT_EQ(LoopbackPeerUid(root_, Sa(&server), Sa(&other)).status().code(),
-            StatusCode::kNotFound);
+  EXPECT_EQ(LoopbackPeerUid(root_, Sa(&server), Sa(&other)).status().code(), StatusCode::kNotFound);
 }
 
 TEST_F(PeerUidFixtureTest, OrphanedAndTimeWaitRowsAreNeverTakenForRoot) {
   // The kernel prints uid 0 for a socket whose owner closed it (inode 0) and for TIME_WAIT.
-  Table("tcp",
-        "   0: 0100007F:CF82 0100007F:06F2 04 00000000:00000000 00:00000000 00000000     0 0 0 1\n"
-        "   1: 0100007F:CF83 0100007F:06F2 06 00000000:00000000 00:00000000 00000000     0 0 0 3\n");
+  Table(
+      "tcp",
+      "   0: 0100007F:CF82 0100007F:06F2 04 00000000:00000000 00:00000000 00000000     0 0 0 1\n"
+      "   1: 0100007F:CF83 0100007F:06F2 06 00000000:00000000 00:00000000 00000000     0 0 0 3\n");
   Table("tcp6", "");
   const sockaddr_in server = V4("127.0.0.1", 1778);
   for (int port : {53122, 53123}) {

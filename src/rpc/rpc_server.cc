@@ -16,57 +16,17 @@
 #include "base/logging.h"
 #include "base/time_util.h"
 #include "rpc/net_util.h"
-#include "rpc/peer_uid.h"
 #include "rpc/rpc_server_impl.h"
 
 namespace vigil {
 namespace {
 
 using rpc_internal::Connection;
+using rpc_internal::DescribeTcpPeer;
 using rpc_internal::ErrorText;
-
-// Fills what SO_PEERCRED says about a unix peer.
-void IdentifyUnixPeer(int fd, CallerInfo* caller) {
-  caller->transport = CallerInfo::Transport::kUnix;
-  caller->loopback = true;
-  ucred cred{};
-  socklen_t cred_len = sizeof(cred);
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) == 0) {
-    caller->pid = cred.pid;
-    caller->uid = static_cast<int>(cred.uid);
-    caller->gid = static_cast<int>(cred.gid);
-  }
-  caller->peer = fmt::format("unix:pid={},uid={}", caller->pid, caller->uid);
-}
-
-// A TCP peer's address and, from loopback, the uid owning its socket.
-void IdentifyTcpPeer(int fd, const sockaddr* addr, const std::string& proc_root,
-                     CallerInfo* caller) {
-  caller->transport = CallerInfo::Transport::kTcp;
-  caller->loopback = IsLoopbackAddress(addr);
-  caller->peer = FormatSocketAddress(addr);
-  sockaddr_storage local{};
-  socklen_t len = sizeof(local);
-  if (!caller->loopback || getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) < 0) {
-    return;
-  }
-  StatusOr<int> uid = LoopbackPeerUid(proc_root, reinterpret_cast<sockaddr*>(&local), addr);
-  if (uid.ok()) {
-    caller->uid = *uid;
-    caller->peer += fmt::format(",uid={}", *uid);
-  } else {
-    VIGIL_LOG_EVERY_N_SEC(DEBUG, 60, "rpc: no uid for {}: {}", caller->peer,
-                          uid.status().message());
-  }
-}
-
-std::string PeerKey(const CallerInfo& caller) {
-  if (caller.uid >= 0) {
-    return fmt::format("uid:{}", caller.uid);
-  }
-  const size_t colon = caller.peer.rfind(':');
-  return "addr:" + caller.peer.substr(0, colon);
-}
+using rpc_internal::IdentifyUnixPeer;
+using rpc_internal::PeerKey;
+using rpc_internal::PendingIdentity;
 
 }  // namespace
 
@@ -94,7 +54,12 @@ void RpcServer::Impl::Close(int fd) {
   epoll_ctl(epoll_fd.get(), EPOLL_CTL_DEL, fd, nullptr);
   Connection* c = it->second.get();
   budget.Recharge(c->peer_key, c->charged, 0);
-  budget.Leave(c->pool, c->peer_key);
+  if (c->admitted) {
+    budget.Leave(c->pool, c->peer_key);
+  }
+  if (c->identifying) {
+    --identifying;
+  }
   n_buffered.store(budget.buffered_bytes());
   read_paused.erase(fd);
   conns.erase(it);
@@ -105,16 +70,18 @@ void RpcServer::Impl::Refuse(int fd, const std::string& why) {
   StatusOr<std::string> frame = EncodeFrame(ErrorText(why));
   if (frame.ok()) {
     // Best effort on a fresh socket: the small reply fits the send buffer.
-    [[maybe_unused]] ssize_t n = send(fd, frame->data(), frame->size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    [[maybe_unused]] ssize_t n =
+        send(fd, frame->data(), frame->size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   }
 }
 
 void RpcServer::Impl::Accept(int listen_fd, bool is_unix) {
+  std::vector<PendingIdentity> batch;
   for (;;) {
     sockaddr_storage addr{};
     socklen_t len = sizeof(addr);
-    ScopedFd fd(accept4(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len,
-                        SOCK_NONBLOCK | SOCK_CLOEXEC));
+    ScopedFd fd(
+        accept4(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!fd.valid()) {
       const int err = errno;
       if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
@@ -125,38 +92,59 @@ void RpcServer::Impl::Accept(int listen_fd, bool is_unix) {
       if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR) {
         VIGIL_LOG_EVERY_N_SEC(WARN, 60, "rpc accept failed: err={}", strerrordesc_np(err));
       }
-      return;
+      break;
     }
     n_connections.fetch_add(1);
     auto conn = std::make_unique<Connection>(options.max_frame_bytes);
     CallerInfo& caller = conn->caller;
+    conn->id = next_id++;
+    PendingIdentity pending{fd.get(), conn->id, {}, addr};
+    socklen_t local_len = sizeof(pending.local);
     if (is_unix) {
       IdentifyUnixPeer(fd.get(), &caller);
       const bool privileged = caller.uid == 0 || caller.uid == static_cast<int>(geteuid());
       conn->pool = privileged ? ConnectionPool::kPrivilegedUnix : ConnectionPool::kUnix;
     } else {
-      IdentifyTcpPeer(fd.get(), reinterpret_cast<sockaddr*>(&addr), options.proc_root, &caller);
+      DescribeTcpPeer(reinterpret_cast<sockaddr*>(&addr), &caller);
       conn->pool = ConnectionPool::kTcp;
+      conn->identifying =
+          caller.loopback &&
+          getsockname(fd.get(), reinterpret_cast<sockaddr*>(&pending.local), &local_len) == 0;
     }
     conn->peer_key = PeerKey(caller);
-    if (Status admitted = budget.Admit(conn->pool, conn->peer_key); !admitted.ok()) {
+    // A connection whose uid is being looked up holds a slot of its pool; its peer's share is
+    // checked once the uid is known.
+    Status admitted =
+        !conn->identifying ? budget.Admit(conn->pool, conn->peer_key)
+        : budget.connections(ConnectionPool::kTcp) + identifying <
+                options.admission.max_tcp_connections
+            ? OkStatus()
+            : ResourceExhaustedError("server busy: the tcp connections are all taken");
+    if (!admitted.ok()) {
       n_refused.fetch_add(1);
       VIGIL_LOG_EVERY_N_SEC(WARN, 60, "rpc: refused {}: {}", caller.peer, admitted.message());
       Refuse(fd.get(), admitted.message());
       continue;
     }
-    conn->id = next_id++;
+    conn->admitted = !conn->identifying;
     conn->deadline_ns = MonotonicNanos() + options.read_deadline_ns;
-    conn->events = EPOLLIN | EPOLLRDHUP;
+    conn->events = conn->identifying ? 0 : EPOLLIN | EPOLLRDHUP;  // Not read before admitted.
     const int key = fd.get();
     if (!Watch(key, conn->events, EPOLL_CTL_ADD).ok()) {
-      budget.Leave(conn->pool, conn->peer_key);
+      if (conn->admitted) {
+        budget.Leave(conn->pool, conn->peer_key);
+      }
       continue;
+    }
+    if (conn->identifying) {
+      ++identifying;
+      batch.push_back(pending);
     }
     conn->fd = std::move(fd);
     conns.emplace(key, std::move(conn));
     n_open.fetch_add(1);
   }
+  StartIdentifying(std::move(batch));
 }
 
 void RpcServer::Impl::PauseAccepting() {
@@ -289,8 +277,10 @@ Status RpcServer::Start() {
     }
   }
   s.stopping.store(false);
-  s.workers = std::make_unique<RpcWorkers>(std::max<size_t>(s.options.worker_threads, 1),
-                                           std::max<size_t>(s.options.max_heavy_queued_per_peer, 1));
+  s.identifier = std::make_unique<RpcWorkers>(1, 1024);
+  s.workers =
+      std::make_unique<RpcWorkers>(std::max<size_t>(s.options.worker_threads, 1),
+                                   std::max<size_t>(s.options.max_heavy_queued_per_peer, 1));
   s.thread = std::thread([this] { impl_->Loop(); });
   return OkStatus();
 }
@@ -303,11 +293,14 @@ void RpcServer::Stop() {
     s.stopping.store(true);
     s.thread.join();
   }
-  if (s.workers) {
-    s.workers->Stop();  // Before done_fd closes: running jobs still write to it.
-    s.workers.reset();
+  for (std::unique_ptr<RpcWorkers>* w : {&s.workers, &s.identifier}) {
+    if (*w) {
+      (*w)->Stop();  // Before done_fd closes: running jobs still write to it.
+      w->reset();
+    }
   }
   s.done.clear();
+  s.identified.clear();
   s.tcp_fd.Reset();
   s.unix_fd.Reset();
   s.epoll_fd.Reset();

@@ -25,12 +25,12 @@ struct RpcServerOptions {
   std::string unix_path;                      // "" disables the unix socket.
   std::string token;                          // "" = no token configured.
   size_t max_frame_bytes = 4 << 20;
-  size_t max_reply_bytes = 64 << 20;          // Larger replies become an error reply.
+  size_t max_reply_bytes = 64 << 20;         // Larger replies become an error reply.
   int64_t read_deadline_ns = 5'000'000'000;  // A client must send a whole frame within this.
   AdmissionLimits admission;                 // Connection and buffered-byte budgets.
   size_t worker_threads = 2;                 // For RpcCost::kHeavy methods.
   size_t max_heavy_queued_per_peer = 8;
-  int unix_mode = 0660;           // Permissions of the unix socket file.
+  int unix_mode = 0660;             // Permissions of the unix socket file.
   std::string proc_root = "/proc";  // Where the socket tables are (net/tcp, net/tcp6).
 };
 

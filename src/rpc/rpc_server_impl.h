@@ -35,8 +35,10 @@ struct Connection {
   uint64_t id = 0;  // Unique for the server's life (fds are reused).
   CallerInfo caller;
   ConnectionPool pool = ConnectionPool::kTcp;
-  std::string peer_key;  // "uid:N", or "addr:IP" when the uid is unknown.
-  size_t charged = 0;    // Bytes counted against the budget.
+  std::string peer_key;        // "uid:N", or "addr:IP" when the uid is unknown.
+  size_t charged = 0;          // Bytes counted against the budget.
+  bool identifying = false;    // Its uid is being looked up: not read, not yet admitted.
+  bool admitted = false;       // Holds a slot of `pool` for `peer_key`.
   bool heavy_running = false;  // A worker is answering its request.
   FrameDecoder decoder;
   std::string out;
@@ -57,6 +59,27 @@ struct Completion {
   std::string reply;
 };
 
+// A loopback TCP connection whose uid is being looked up, and the answer.
+struct PendingIdentity {
+  int fd = -1;
+  uint64_t id = 0;
+  sockaddr_storage local{};
+  sockaddr_storage peer{};
+};
+struct Identified {
+  int fd = -1;
+  uint64_t id = 0;
+  int uid = -1;
+  std::string error;
+};
+
+// Fills what SO_PEERCRED says about a unix peer.
+void IdentifyUnixPeer(int fd, CallerInfo* caller);
+// A TCP peer's address and whether it is on loopback (its uid comes later).
+void DescribeTcpPeer(const sockaddr* addr, CallerInfo* caller);
+// What a peer's budget share is keyed by: "uid:N", or "addr:IP" when the uid is unknown.
+std::string PeerKey(const CallerInfo& caller);
+
 // Serialises a reply (invalid UTF-8 replaced); an {"error": message} reply.
 std::string ReplyText(const nlohmann::json& reply);
 std::string ErrorText(const std::string& message);
@@ -73,13 +96,16 @@ struct RpcServer::Impl {
   std::thread thread;
   std::atomic<bool> stopping{false};
   std::unordered_map<int, std::unique_ptr<rpc_internal::Connection>> conns;  // Loop thread only.
-  AdmissionBudget budget;                                     // Loop thread only.
+  AdmissionBudget budget;                                                    // Loop thread only.
   std::set<int> read_paused;  // Connections not read until the byte budget has room.
   uint64_t next_id = 1;
   ScopedFd done_fd;  // Workers signal finished heavy calls here.
   std::mutex done_mu;
   std::vector<rpc_internal::Completion> done;  // Guarded by done_mu.
   std::unique_ptr<RpcWorkers> workers;
+  std::unique_ptr<RpcWorkers> identifier;            // Looks up TCP peers' uids.
+  std::vector<rpc_internal::Identified> identified;  // Guarded by done_mu.
+  size_t identifying = 0;                            // Connections waiting for their uid.
 
   std::atomic<uint64_t> n_connections{0}, n_open{0}, n_requests{0}, n_bad_frame{0}, n_too_large{0},
       n_timeout{0}, n_refused{0}, n_busy{0}, n_buffered{0}, n_read_paused{0};
@@ -93,6 +119,8 @@ struct RpcServer::Impl {
   void Close(int fd);
   static void Refuse(int fd, const std::string& why);
   void Accept(int listen_fd, bool is_unix);
+  void StartIdentifying(std::vector<rpc_internal::PendingIdentity> batch);
+  void FinishIdentifying(const rpc_internal::Identified& result);
   // Parses a request and takes its token; the reply text instead when it is malformed.
   std::optional<std::string> Decode(const std::string& payload, nlohmann::json* request,
                                     CallerInfo* caller);

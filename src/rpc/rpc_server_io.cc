@@ -45,8 +45,8 @@ void RpcServer::Impl::Recharge(Connection* c) {
 }
 
 // Parses a request and takes its token; the reply text instead when it is malformed.
-std::optional<std::string> RpcServer::Impl::Decode(const std::string& payload, nlohmann::json* request,
-                                  CallerInfo* caller) {
+std::optional<std::string> RpcServer::Impl::Decode(const std::string& payload,
+                                                   nlohmann::json* request, CallerInfo* caller) {
   *request = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
   if (request->is_discarded()) {
     n_bad_frame.fetch_add(1);
@@ -57,9 +57,8 @@ std::optional<std::string> RpcServer::Impl::Decode(const std::string& payload, n
     return ErrorText("request must be a JSON object");
   }
   if (auto token = request->find("token"); token != request->end()) {
-    caller->authenticated =
-        token->is_string() && !options.token.empty() &&
-        ConstantTimeEquals(token->get_ref<const std::string&>(), options.token);
+    caller->authenticated = token->is_string() && !options.token.empty() &&
+                            ConstantTimeEquals(token->get_ref<const std::string&>(), options.token);
     request->erase("token");  // Handlers never see (or log) the secret.
   }
   return std::nullopt;
@@ -97,14 +96,19 @@ std::optional<std::string> RpcServer::Impl::Handle(Connection* c, const std::str
   return std::nullopt;
 }
 
-// Takes the replies workers finished and sends them.
+// Takes the uids the identifier found and the replies workers finished, and sends them.
 void RpcServer::Impl::OnCompletions() {
   uint64_t count = 0;
   [[maybe_unused]] ssize_t n = read(done_fd.get(), &count, sizeof(count));
   std::vector<Completion> finished;
+  std::vector<rpc_internal::Identified> identities;
   {
     std::lock_guard<std::mutex> lock(done_mu);
     finished.swap(done);
+    identities.swap(identified);
+  }
+  for (const rpc_internal::Identified& i : identities) {
+    FinishIdentifying(i);
   }
   for (Completion& f : finished) {
     auto it = conns.find(f.fd);
@@ -202,7 +206,7 @@ void RpcServer::Impl::OnReadable(Connection* c) {
       // deadline keeps running).
       n_read_paused.fetch_add(1);
       read_paused.insert(c->fd.get());
-      SetEvents(c, 0);
+      SetEvents(c, EPOLLRDHUP);  // Still told when the client gives up.
       return;
     }
     const ssize_t n = recv(c->fd.get(), buf, sizeof(buf), MSG_DONTWAIT);
@@ -237,7 +241,11 @@ void RpcServer::Impl::OnEvent(int fd, uint32_t events) {
     return;
   }
   Connection* c = it->second.get();
-  if ((events & EPOLLERR) != 0 || ((events & EPOLLHUP) != 0 && c->heavy_running)) {
+  // A hang-up on a connection we are not reading (a worker has its call, or the byte budget
+  // holds it back) would otherwise be reported again on every wait; a client held back by the
+  // budget that has stopped sending can never complete its frame.
+  const bool held_back = c->events == 0 || read_paused.count(fd) != 0;
+  if ((events & EPOLLERR) != 0 || ((events & (EPOLLHUP | EPOLLRDHUP)) != 0 && held_back)) {
     Close(fd);
     return;
   }

@@ -24,8 +24,8 @@
 #include "base/strings.h"
 #include "base/time_util.h"
 #include "ipc/trace_config.h"
-#include "rpc/rpc_client.h"
 #include "kineto_spec_client.h"
+#include "rpc/rpc_client.h"
 #include "vigild_process.h"
 
 namespace vigil::testing {
@@ -271,8 +271,10 @@ TEST(VigildTraceTest, UnprivilegedTcpPeerControlsOnlyItsOwnProcesses) {
   // Root holds a trace of the victim, due in a minute.
   auto root = RpcClient::Connect(daemon.rpc_target(), 5 * kNanosPerSecond);
   ASSERT_TRUE(root.ok());
-  auto held = root->Call({{"fn", "vigilTraceStart"}, {"job_id", std::to_string(kJobId)},
-                          {"start_delay_ms", 60000}, {"duration_ms", 100}},
+  auto held = root->Call({{"fn", "vigilTraceStart"},
+                          {"job_id", std::to_string(kJobId)},
+                          {"start_delay_ms", 60000},
+                          {"duration_ms", 100}},
                          5 * kNanosPerSecond);
   ASSERT_TRUE(held.ok());
   ASSERT_EQ((*held)["triggered"], 1) << held->dump();
@@ -281,12 +283,12 @@ TEST(VigildTraceTest, UnprivilegedTcpPeerControlsOnlyItsOwnProcesses) {
       R"({"fn":"setKinetOnDemandRequest","config":"ACTIVITIES_DURATION_MSECS=100","job_id":)" +
       std::to_string(kJobId) + R"(,"pids":[0],"process_limit":3})";
 
-  std::vector<nlohmann::json> replies = RunAsNobody(
-      {daemon.rpc_target(), "--kineto", daemon.ipc_name(), "777", dyno_victim,
-       R"({"fn":"vigilTraceCancel","trace_id":")" + id + R"("})",
-       R"({"fn":"dcgmProfPause","duration_s":60})", R"({"fn":"vigilTraceList"})",
-       R"({"fn":"setKinetOnDemandRequest","config":"ACTIVITIES_DURATION_MSECS=100",)"
-       R"("job_id":777,"pids":[0],"process_limit":3})"});
+  std::vector<nlohmann::json> replies =
+      RunAsNobody({daemon.rpc_target(), "--kineto", daemon.ipc_name(), "777", dyno_victim,
+                   R"({"fn":"vigilTraceCancel","trace_id":")" + id + R"("})",
+                   R"({"fn":"dcgmProfPause","duration_s":60})", R"({"fn":"vigilTraceList"})",
+                   R"({"fn":"setKinetOnDemandRequest","config":"ACTIVITIES_DURATION_MSECS=100",)"
+                   R"("job_id":777,"pids":[0],"process_limit":3})"});
 
   ASSERT_EQ(replies.size(), 6u) << daemon.Log();
   EXPECT_EQ(replies[0]["processesMatched"], nlohmann::json::array()) << replies[0].dump();
