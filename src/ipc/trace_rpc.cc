@@ -219,7 +219,7 @@ nlohmann::json HandleVigilTraceStart(TraceService* service, const nlohmann::json
   std::string error;
   if (!ReadJobId(request, &req.job_id, &error) || !ReadPids(request, &req.pids, &error) ||
       !ReadNumber(request, "process_limit", 1, kMaxProcessLimit, &req.process_limit, &error) ||
-      !ReadNumber(request, "duration_ms", 1, kMaxDurationMs, &req.duration_ms, &error) ||
+      !ReadNumber(request, "duration_ms", 0, kMaxDurationMs, &req.duration_ms, &error) ||
       !ReadNumber(request, "iterations", -1, kMaxIterations, &req.iterations, &error) ||
       !ReadNumber(request, "profile_start_time", 0, kMaxUnixMs, &req.profile_start_time_ms,
                   &error) ||

@@ -163,7 +163,7 @@ TEST_F(TraceRpcTest, NumericFieldsAreIntegersWithinTheirRange) {
   for (const char* bad :
        {R"("start_delay_ms":9223372036854775807)", R"("start_delay_ms":18446744073709551615)",
         R"("start_delay_ms":1e300)", R"("start_delay_ms":"5")", R"("start_delay_ms":-1)",
-        R"("duration_ms":0)", R"("duration_ms":1.5)", R"("process_limit":10000000000)",
+        R"("duration_ms":-1)", R"("duration_ms":1.5)", R"("process_limit":10000000000)",
         R"("profile_start_time":9223372036854775807)", R"("iterations":-9223372036854775807)",
         R"("profile_start_iteration_roundup":0)"}) {
     nlohmann::json reply =
