@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/api.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+
+#include <fmt/format.h>
 
 #include "base/file_util.h"
 #include "base/strings.h"
@@ -22,17 +26,85 @@ nlohmann::json OrError(const StatusOr<nlohmann::json>& reply) {
   return reply.ok() ? *reply : ErrorJson(reply.status());
 }
 
-int64_t JsonInt(const nlohmann::json& request, const char* key, int64_t fallback) {
+// An optional integer field in [0, INT64_MAX]: floats (1e300), strings and negatives are refused.
+StatusOr<int64_t> JsonTime(const nlohmann::json& request, const char* key, int64_t fallback) {
   auto it = request.find(key);
-  if (it == request.end() || !it->is_number()) {
+  if (it == request.end() || it->is_null()) {
     return fallback;
+  }
+  if (!it->is_number_integer() ||
+      (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t{INT64_MAX}) ||
+      it->get<int64_t>() < 0) {
+    return InvalidArgumentError(
+        fmt::format("{} must be an integer number of nanoseconds in [0, 2^63), got {}", key,
+                    SanitizeForLog(it->dump(), 40)));
   }
   return it->get<int64_t>();
 }
 
-std::string JsonString(const nlohmann::json& request, const char* key) {
-  auto it = request.find(key);
-  return it != request.end() && it->is_string() ? it->get<std::string>() : std::string();
+StatusOr<std::string> JsonSelector(const nlohmann::json& request) {
+  auto it = request.find("selector");
+  if (it == request.end() || it->is_null()) {
+    return std::string();
+  }
+  if (!it->is_string()) {
+    return InvalidArgumentError("selector must be a string");
+  }
+  return it->get<std::string>();
+}
+
+// The work a range query may ask for: every stored point over at most kMaxRawRangeNs, or at most
+// kMaxRangeSteps steps per series.
+constexpr int64_t kMaxRawRangeNs = 6 * 3600 * kNanosPerSecond;
+constexpr int64_t kMaxRangeSteps = 11000;
+
+StatusOr<nlohmann::json> RangeQuery(const DaemonView& view, const nlohmann::json& request) {
+  VIGIL_ASSIGN_OR_RETURN(std::string selector, JsonSelector(request));
+  VIGIL_ASSIGN_OR_RETURN(int64_t end, JsonTime(request, "end_ns", UnixNanos()));
+  VIGIL_ASSIGN_OR_RETURN(
+      int64_t start, JsonTime(request, "start_ns", std::max<int64_t>(end - kDefaultRangeNs, 0)));
+  VIGIL_ASSIGN_OR_RETURN(int64_t step, JsonTime(request, "step_ns", 0));
+  if (start > end) {
+    return InvalidArgumentError("start_ns is after end_ns");
+  }
+  const int64_t span = end - start;  // Both in [0, 2^63): no overflow.
+  if (step == 0 && span > kMaxRawRangeNs) {
+    return InvalidArgumentError(fmt::format(
+        "a window of {} with step_ns 0 is too large: at most {} of raw points; pass "
+        "step_ns >= {}",
+        FormatDuration(span), FormatDuration(kMaxRawRangeNs), span / kMaxRangeSteps + 1));
+  }
+  if (step > 0 && span / step > kMaxRangeSteps) {
+    return InvalidArgumentError(fmt::format("at most {} steps per series: pass step_ns >= {}",
+                                            kMaxRangeSteps, span / kMaxRangeSteps + 1));
+  }
+  return QueryRange(*view.store, selector, start, end, step);
+}
+
+// The uid owning <proc>/<pid>; -1 when the process is gone.
+int ProcessUid(const std::string& proc_root, int pid) {
+  struct stat st {};
+  if (stat(JoinPath(proc_root, std::to_string(pid)).c_str(), &st) != 0) {
+    return -1;
+  }
+  return static_cast<int>(st.st_uid);
+}
+
+// vigilStatus for `caller`: uploads of other users' processes (ids, paths) only when privileged.
+nlohmann::json StatusFor(const DaemonView& view, const CallerInfo& caller) {
+  nlohmann::json status = StatusJson(view);
+  auto uploads = status.find("trace_uploads");
+  if (CallerIsPrivileged(caller) || uploads == status.end() || !uploads->contains("recent")) {
+    return status;
+  }
+  nlohmann::json own = nlohmann::json::array();
+  for (const auto& u : (*uploads)["recent"]) {
+    if (CallerMayTouchUid(caller, ProcessUid(view.proc_root, u.value("pid", 0)))) {
+      own.push_back(u);
+    }
+  }
+  (*uploads)["recent"] = std::move(own);
+  return status;
 }
 
 }  // namespace
@@ -104,10 +176,13 @@ nlohmann::json StatusJson(const DaemonView& view) {
   return out;
 }
 
-nlohmann::json ProcessesJson(const DaemonView& view) {
+nlohmann::json ProcessesJson(const DaemonView& view, const CallerInfo* caller) {
   nlohmann::json list = nlohmann::json::array();
   if (view.watch_list) {
     for (const WatchList::Entry& e : view.watch_list->Snapshot(UnixNanos(), kProcessTtlNs)) {
+      if (caller != nullptr && !CallerMayTouchUid(*caller, ProcessUid(view.proc_root, e.pid))) {
+        continue;  // Other users' processes only for privileged callers.
+      }
       const std::string pid_dir = JoinPath(view.proc_root, std::to_string(e.pid));
       auto comm = ReadSmallFile(JoinPath(pid_dir, "comm"), 4096);
       JobInfo info;
@@ -169,21 +244,32 @@ void RegisterDaemonMethods(const DaemonView* view, RpcDispatcher* dispatcher) {
   dispatcher->Register("getVersion", [](const nlohmann::json&, const CallerInfo&) {
     return nlohmann::json{{"version", kVersion}};
   });
-  dispatcher->Register("vigilStatus", [view](const nlohmann::json&, const CallerInfo&) {
-    return StatusJson(*view);
+  dispatcher->Register("vigilStatus", [view](const nlohmann::json&, const CallerInfo& caller) {
+    return StatusFor(*view, caller);
   });
-  dispatcher->Register("vigilLatest", [view](const nlohmann::json& request, const CallerInfo&) {
-    return OrError(QueryLatest(*view->store, JsonString(request, "selector"), LatestMaxAge(*view)));
-  });
-  dispatcher->Register("vigilRange", [view](const nlohmann::json& request, const CallerInfo&) {
-    const int64_t end = JsonInt(request, "end_ns", UnixNanos());
-    const int64_t start = JsonInt(request, "start_ns", end - kDefaultRangeNs);
-    const int64_t step = JsonInt(request, "step_ns", 0);
-    return OrError(QueryRange(*view->store, JsonString(request, "selector"), start, end, step));
-  });
-  dispatcher->Register("vigilProcesses", [view](const nlohmann::json&, const CallerInfo&) {
-    return ProcessesJson(*view);
-  });
+  // Queries and /proc walks grow with the data: the RPC server runs them off its event loop.
+  dispatcher->Register(
+      "vigilLatest",
+      [view](const nlohmann::json& request, const CallerInfo&) {
+        StatusOr<std::string> selector = JsonSelector(request);
+        if (!selector.ok()) {
+          return ErrorJson(selector.status());
+        }
+        return OrError(QueryLatest(*view->store, *selector, LatestMaxAge(*view)));
+      },
+      RpcAccess::kRead, RpcCost::kHeavy);
+  dispatcher->Register(
+      "vigilRange",
+      [view](const nlohmann::json& request, const CallerInfo&) {
+        return OrError(RangeQuery(*view, request));
+      },
+      RpcAccess::kRead, RpcCost::kHeavy);
+  dispatcher->Register(
+      "vigilProcesses",
+      [view](const nlohmann::json&, const CallerInfo& caller) {
+        return ProcessesJson(*view, &caller);
+      },
+      RpcAccess::kRead, RpcCost::kHeavy);
 }
 
 HttpApi MakeHttpApi(const DaemonView* view) {

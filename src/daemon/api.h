@@ -4,6 +4,8 @@
 // surfaces read one DaemonView, so their answers cannot drift apart. Reply shapes are in
 // docs/protocols.md. Every function here is called from server threads: what the view points to
 // must be thread-safe (the store, scheduler health, sinks' health, the watch list, the resolver).
+// Over RPC, replies show other users' pids, paths and upload ids only to privileged callers
+// (rpc/dispatcher.h), and request fields are checked for type and range.
 #pragma once
 
 #include <atomic>
@@ -52,7 +54,8 @@ struct DaemonView {
 // Features not active in this run: the static list plus collectors a permission keeps out.
 std::vector<std::string> ReducedFeatures(const DaemonView& view);
 nlohmann::json StatusJson(const DaemonView& view);
-nlohmann::json ProcessesJson(const DaemonView& view);
+// Every watched process, or only those `caller` may see (its own unless privileged).
+nlohmann::json ProcessesJson(const DaemonView& view, const CallerInfo* caller = nullptr);
 // OK when the first collection pass is done and the loop keeps running.
 Status CheckHealth(const DaemonView& view);
 // How old a series may be and still count as current: twice the longest interval, plus slack.

@@ -273,6 +273,7 @@ Status Daemon::StartServing() {
   rpc_options.tcp_listen = config_.rpc_listen;
   rpc_options.unix_path = unix_path == "-" ? std::string() : unix_path;
   rpc_options.token = token;
+  rpc_options.proc_root = config_.proc_root;  // Socket tables: the uid of loopback TCP callers.
   rpc_ = std::make_unique<RpcServer>(rpc_options, &dispatcher_);
   VIGIL_RETURN_IF_ERROR(rpc_->Start().WithContext("rpc"));
   if (!config_.rpc_listen.empty()) {

@@ -2,6 +2,7 @@
 #include "ipc/trace_rpc.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -11,7 +12,19 @@
 namespace vigil {
 namespace {
 
+// Bounds of the numeric request fields (docs/protocols.md, "vigilTraceStart").
+constexpr int64_t kMaxProcessLimit = 100000;
+constexpr int64_t kMaxDurationMs = 3600000;  // As ACTIVITIES_DURATION_MSECS allows.
+constexpr int64_t kMaxIterations = 1000000;
+constexpr int64_t kMaxUnixMs = 4102444800000;   // 2100-01-01.
+constexpr int64_t kMaxStartDelayMs = 86400000;  // One day.
+
 nlohmann::json Error(const std::string& message) { return nlohmann::json{{"error", message}}; }
+
+nlohmann::json NotYours(const char* method, const std::string& trace_id) {
+  return Error(fmt::format("{}: permission denied: trace {} holds other users' processes", method,
+                           trace_id));
+}
 
 // Job ids arrive as Dynolog's integer or as Vigil's string.
 bool ReadJobId(const nlohmann::json& request, std::string* out, std::string* error) {
@@ -50,17 +63,24 @@ bool ReadPids(const nlohmann::json& request, std::set<int32_t>* out, std::string
   return true;
 }
 
+// An integer field within [min, max]: floats, strings and out-of-range values are refused with
+// a message naming the field and its range (so no later arithmetic can overflow).
 template <typename T>
-bool ReadNumber(const nlohmann::json& request, const char* key, T* out, std::string* error) {
+bool ReadNumber(const nlohmann::json& request, const char* key, int64_t min, int64_t max, T* out,
+                std::string* error) {
   auto it = request.find(key);
   if (it == request.end() || it->is_null()) {
     return true;
   }
-  if (!it->is_number_integer()) {
-    *error = fmt::format("{} must be an integer", key);
+  const bool in_range =
+      it->is_number_integer() &&
+      !(it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(max)) &&
+      it->get<int64_t>() >= min && it->get<int64_t>() <= max;
+  if (!in_range) {
+    *error = fmt::format("{} must be an integer in [{}, {}]", key, min, max);
     return false;
   }
-  *out = it->get<T>();
+  *out = static_cast<T>(it->get<int64_t>());
   return true;
 }
 
@@ -87,16 +107,64 @@ bool IsUploadRequestId(const std::string& id) {
   });
 }
 
-nlohmann::json StartReply(TraceService* service, const TraceSession& s) {
+// Whether `caller` may see or cancel `session`: privileged callers always; others when they
+// started it, or when every process in it is theirs.
+bool MayTouchSession(TraceService* service, const TraceSession& session, const CallerInfo& caller) {
+  if (CallerIsPrivileged(caller)) {
+    return true;
+  }
+  if (caller.uid < 0) {
+    return false;
+  }
+  if (session.owner_uid == caller.uid) {
+    return true;
+  }
+  if (session.processes.empty()) {
+    return false;
+  }
+  return std::all_of(session.processes.begin(), session.processes.end(),
+                     [&](const TraceProcess& p) {
+                       std::optional<RegisteredProcess> r = service->registry()->Find(p.host_pid);
+                       return r.has_value() && r->uid == caller.uid;
+                     });
+}
+
+// Registered processes as `caller` may see them: every one when privileged, else its own.
+nlohmann::json VisibleNoMatch(TraceService* service, const TraceSession& s,
+                              const CallerInfo& caller) {
+  nlohmann::json why = service->ExplainNoMatch(s.job_id, s.pids);
+  if (CallerIsPrivileged(caller) || !why.contains("registered")) {
+    return why;
+  }
+  nlohmann::json own = nlohmann::json::array();
+  for (const auto& entry : why["registered"]) {
+    std::optional<RegisteredProcess> r =
+        service->registry()->Find(entry.value("host_pid", int32_t{0}));
+    if (r.has_value() && r->uid == caller.uid) {
+      own.push_back(entry);
+    }
+  }
+  why["reason"] = fmt::format(
+      "none of your {} registered processes matches (other users' processes are not shown)",
+      own.size());
+  why["registered_count"] = own.size();
+  why["registered"] = std::move(own);
+  return why;
+}
+
+nlohmann::json StartReply(TraceService* service, const TraceSession& s, const CallerInfo& caller) {
   nlohmann::json reply = TraceSessionToJson(s);
   size_t matched = s.processes.size() + s.busy.size();
   reply["matched"] = matched;
   reply["triggered"] = s.processes.size();
   if (matched == 0) {
-    reply["why_nothing_matched"] = service->ExplainNoMatch(s.job_id, s.pids);
+    reply["why_nothing_matched"] = VisibleNoMatch(service, s, caller);
   }
   return reply;
 }
+
+// The uid an unprivileged caller's request is limited to; -1 for a privileged caller.
+int OwnerUid(const CallerInfo& caller) { return CallerIsPrivileged(caller) ? -1 : caller.uid; }
 
 }  // namespace
 
@@ -111,11 +179,11 @@ nlohmann::json HandleSetKinetOnDemandRequest(TraceService* service, const nlohma
   std::string error;
   int process_limit = 1000;
   if (!ReadJobId(request, &job_id, &error) || !ReadPids(request, &pids, &error) ||
-      !ReadNumber(request, "process_limit", &process_limit, &error)) {
+      !ReadNumber(request, "process_limit", 1, kMaxProcessLimit, &process_limit, &error)) {
     return nlohmann::json{{"status", "failed with exception = " + error}};
   }
   auto session = service->StartRaw(job_id, pids, request["config"].get<std::string>(),
-                                   process_limit, caller.peer);
+                                   process_limit, caller.peer, OwnerUid(caller));
   if (!session.ok()) {
     return nlohmann::json{{"status", "failed: " + session.status().message()}};
   }
@@ -147,15 +215,17 @@ nlohmann::json HandleVigilTraceStart(TraceService* service, const nlohmann::json
                                      const CallerInfo& caller) {
   TraceRequest req;
   req.caller = caller.peer;
+  req.owner_uid = OwnerUid(caller);
   std::string error;
   if (!ReadJobId(request, &req.job_id, &error) || !ReadPids(request, &req.pids, &error) ||
-      !ReadNumber(request, "process_limit", &req.process_limit, &error) ||
-      !ReadNumber(request, "duration_ms", &req.duration_ms, &error) ||
-      !ReadNumber(request, "iterations", &req.iterations, &error) ||
-      !ReadNumber(request, "profile_start_time", &req.profile_start_time_ms, &error) ||
-      !ReadNumber(request, "start_delay_ms", &req.start_delay_ms, &error) ||
-      !ReadNumber(request, "profile_start_iteration_roundup", &req.profile_start_iteration_roundup,
+      !ReadNumber(request, "process_limit", 1, kMaxProcessLimit, &req.process_limit, &error) ||
+      !ReadNumber(request, "duration_ms", 0, kMaxDurationMs, &req.duration_ms, &error) ||
+      !ReadNumber(request, "iterations", -1, kMaxIterations, &req.iterations, &error) ||
+      !ReadNumber(request, "profile_start_time", 0, kMaxUnixMs, &req.profile_start_time_ms,
                   &error) ||
+      !ReadNumber(request, "start_delay_ms", 0, kMaxStartDelayMs, &req.start_delay_ms, &error) ||
+      !ReadNumber(request, "profile_start_iteration_roundup", 1, kMaxIterations,
+                  &req.profile_start_iteration_roundup, &error) ||
       !ReadBool(request, "record_shapes", &req.record_shapes, &error) ||
       !ReadBool(request, "profile_memory", &req.profile_memory, &error) ||
       !ReadBool(request, "with_stacks", &req.with_stacks, &error) ||
@@ -199,7 +269,7 @@ nlohmann::json HandleVigilTraceStart(TraceService* service, const nlohmann::json
   if (!session.ok()) {
     return Error("vigilTraceStart: " + session.status().message());
   }
-  return StartReply(service, *session);
+  return StartReply(service, *session, caller);
 }
 
 void RegisterTraceMethods(RpcDispatcher* dispatcher, TraceService* service) {
@@ -217,7 +287,7 @@ void RegisterTraceMethods(RpcDispatcher* dispatcher, TraceService* service) {
       RpcAccess::kControl);
   dispatcher->Register(
       "vigilTraceStatus",
-      [service](const nlohmann::json& request, const CallerInfo&) {
+      [service](const nlohmann::json& request, const CallerInfo& caller) {
         auto id = request.find("trace_id");
         if (id == request.end() || !id->is_string()) {
           return Error("vigilTraceStatus: trace_id (string) is required");
@@ -226,15 +296,22 @@ void RegisterTraceMethods(RpcDispatcher* dispatcher, TraceService* service) {
         if (!session.ok()) {
           return Error("vigilTraceStatus: " + session.status().message());
         }
+        if (!MayTouchSession(service, *session, caller)) {
+          return NotYours("vigilTraceStatus", session->trace_id);
+        }
         return TraceSessionToJson(*session);
       },
       RpcAccess::kRead);
   dispatcher->Register(
       "vigilTraceCancel",
-      [service](const nlohmann::json& request, const CallerInfo&) {
+      [service](const nlohmann::json& request, const CallerInfo& caller) {
         auto id = request.find("trace_id");
         if (id == request.end() || !id->is_string()) {
           return Error("vigilTraceCancel: trace_id (string) is required");
+        }
+        auto found = service->Get(id->get<std::string>());
+        if (found.ok() && !MayTouchSession(service, *found, caller)) {
+          return NotYours("vigilTraceCancel", found->trace_id);
         }
         auto session = service->Cancel(id->get<std::string>());
         if (!session.ok()) {
@@ -245,15 +322,20 @@ void RegisterTraceMethods(RpcDispatcher* dispatcher, TraceService* service) {
       RpcAccess::kControl);
   dispatcher->Register(
       "vigilTraceList",
-      [service](const nlohmann::json&, const CallerInfo&) {
+      [service](const nlohmann::json&, const CallerInfo& caller) {
+        // Other users' sessions, pids, paths and upload ids only for privileged callers.
         nlohmann::json sessions = nlohmann::json::array();
         for (const TraceSession& s : service->List()) {
-          sessions.push_back(TraceSessionToJson(s));
+          if (MayTouchSession(service, s, caller)) {
+            sessions.push_back(TraceSessionToJson(s));
+          }
         }
         nlohmann::json processes = nlohmann::json::array();
         const int64_t now = service->registry()->Now();
         for (const RegisteredProcess& p : service->registry()->Snapshot()) {
-          processes.push_back(RegisteredProcessToJson(p, now));
+          if (CallerMayTouchUid(caller, p.uid)) {
+            processes.push_back(RegisteredProcessToJson(p, now));
+          }
         }
         return nlohmann::json{{"sessions", std::move(sessions)},
                               {"processes", std::move(processes)}};

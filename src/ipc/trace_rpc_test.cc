@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ipc/trace_rpc.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "ipc/ipc_test_util.h"
@@ -21,8 +23,9 @@ class TraceRpcTest : public ::testing::Test {
     RegisterTraceMethods(&dispatcher_, service_.get());
   }
 
-  void Register(int pid, int64_t job) {
-    ASSERT_TRUE(registry_->Poll({pid, 0, 0}, KinetoRequest{2, job, {pid, 1}}, IpcAddress{}).ok());
+  void Register(int pid, int64_t job, int uid = 0) {
+    ASSERT_TRUE(
+        registry_->Poll({pid, uid, uid}, KinetoRequest{2, job, {pid, 1}}, IpcAddress{}).ok());
   }
 
   nlohmann::json Call(const std::string& text) {
@@ -152,6 +155,76 @@ TEST_F(TraceRpcTest, MutatingMethodsNeedControlAccess) {
   remote.loopback = false;
   auto reply = dispatcher_.Dispatch(nlohmann::json::parse(kDynoRequest), remote);
   EXPECT_TRUE(reply.contains("error"));
+}
+
+// UBSan found start_delay_ms overflowing now + delay; every numeric field is now typed and bounded.
+TEST_F(TraceRpcTest, NumericFieldsAreIntegersWithinTheirRange) {
+  Register(600, 4242);
+  for (const char* bad :
+       {R"("start_delay_ms":9223372036854775807)", R"("start_delay_ms":18446744073709551615)",
+        R"("start_delay_ms":1e300)", R"("start_delay_ms":"5")", R"("start_delay_ms":-1)",
+        R"("duration_ms":-1)", R"("duration_ms":1.5)", R"("process_limit":10000000000)",
+        R"("profile_start_time":9223372036854775807)", R"("iterations":-9223372036854775807)",
+        R"("profile_start_iteration_roundup":0)"}) {
+    nlohmann::json reply =
+        Call(std::string(R"({"fn":"vigilTraceStart","job_id":"4242",)") + bad + "}");
+    ASSERT_TRUE(reply.contains("error")) << bad << " -> " << reply.dump();
+    EXPECT_NE(reply["error"].get<std::string>().find("must be an integer in ["), std::string::npos)
+        << reply.dump();
+  }
+  nlohmann::json dyno =
+      Call(R"({"fn":"setKinetOnDemandRequest","config":"ACTIVITIES_DURATION_MSECS=100","pids":[0],)"
+           R"("process_limit":4294967297})");
+  EXPECT_EQ(dyno["status"].get<std::string>().rfind("failed", 0), 0u) << dyno.dump();
+  nlohmann::json ok =
+      Call(R"({"fn":"vigilTraceStart","job_id":"4242","start_delay_ms":3000,"duration_ms":100})");
+  EXPECT_EQ(ok["triggered"], 1) << ok.dump();
+}
+
+// Finding: any loopback user could trace or cancel another user's job and list every session.
+TEST_F(TraceRpcTest, UnprivilegedCallerSeesAndTracesOnlyItsOwnProcesses) {
+  const int other = static_cast<int>(geteuid()) == 0 ? 1000 : static_cast<int>(geteuid()) + 1;
+  Register(600, 4242, 0);      // Root's process (the victim).
+  Register(601, 4242, other);  // The caller's own.
+  nlohmann::json root_trace =
+      Call(R"({"fn":"vigilTraceStart","job_id":"4242","pids":[600],"duration_ms":100})");
+  ASSERT_EQ(root_trace["triggered"], 1) << root_trace.dump();
+  const std::string root_id = root_trace["trace_id"];
+
+  caller_.transport = CallerInfo::Transport::kTcp;
+  caller_.uid = other;
+  nlohmann::json dyno = Call(kDynoRequest);
+  EXPECT_EQ(dyno["processesMatched"], nlohmann::json::array({601})) << dyno.dump();
+  nlohmann::json start = Call(R"({"fn":"vigilTraceStart","pids":[600]})");
+  EXPECT_EQ(start["matched"], 0) << start.dump();
+  for (const auto& p : start["why_nothing_matched"]["registered"]) {
+    EXPECT_NE(p["pid"], 600) << "another user's process was shown";
+  }
+  for (const char* fn : {"vigilTraceCancel", "vigilTraceStatus"}) {
+    nlohmann::json refused =
+        Call(std::string(R"({"fn":")") + fn + R"(","trace_id":")" + root_id + R"("})");
+    ASSERT_TRUE(refused.contains("error")) << refused.dump();
+    EXPECT_NE(refused["error"].get<std::string>().find("permission denied"), std::string::npos);
+  }
+  EXPECT_FALSE(service_->Get(root_id)->cancelled);
+  nlohmann::json list = Call(R"({"fn":"vigilTraceList"})");
+  for (const auto& s : list["sessions"]) {
+    EXPECT_NE(s["trace_id"], root_id);
+  }
+  ASSERT_EQ(list["processes"].size(), 1u) << list.dump();
+  EXPECT_EQ(list["processes"][0]["pid"], 601);
+  // Its own trace it may follow and cancel.
+  std::string own_id;
+  for (const TraceSession& s : service_->List()) {
+    if (s.owner_uid == other && s.origin == "setKinetOnDemandRequest") {
+      own_id = s.trace_id;
+    }
+  }
+  nlohmann::json cancel = Call(R"({"fn":"vigilTraceCancel","trace_id":")" + own_id + R"("})");
+  EXPECT_FALSE(cancel.contains("error")) << cancel.dump();
+  // A caller whose uid is unknown may not make control calls at all.
+  caller_.uid = -1;
+  EXPECT_TRUE(Call(kDynoRequest).contains("error"));
 }
 
 }  // namespace

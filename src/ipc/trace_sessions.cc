@@ -131,6 +131,7 @@ StatusOr<TraceSession> TraceService::Start(const TraceRequest& request) {
   session.job_id = request.job_id;
   session.pids = request.pids;
   session.upload_request_id = request.upload_request_id;
+  session.owner_uid = request.owner_uid;
   if (request.start_delay_ms > 0 && request.profile_start_time_ms == 0 && request.iterations <= 0) {
     const int64_t start = options_.unix_clock() / kNanosPerMilli + request.start_delay_ms;
     config.Set("PROFILE_START_TIME", std::to_string(start));
@@ -142,11 +143,12 @@ StatusOr<TraceSession> TraceService::Start(const TraceRequest& request) {
 StatusOr<TraceSession> TraceService::StartRaw(const std::string& job_id,
                                               const std::set<int32_t>& pids,
                                               const std::string& config_text, int process_limit,
-                                              const std::string& caller) {
+                                              const std::string& caller, int owner_uid) {
   VIGIL_ASSIGN_OR_RETURN(KinetoConfig config, ParseKinetoConfig(config_text));
   TraceSession session;
   session.origin = "setKinetOnDemandRequest";
   session.caller = caller;
+  session.owner_uid = owner_uid;
   session.job_id = job_id;
   session.pids = pids;
   session.config = config.ToString();
@@ -184,6 +186,9 @@ StatusOr<TraceSession> TraceService::StartSession(TraceSession session, int proc
   session.config = config.ToString();
 
   std::vector<RegisteredProcess> matched = registry_->Match(session.job_id, session.pids);
+  if (session.owner_uid >= 0) {  // An unprivileged caller traces only its own processes.
+    std::erase_if(matched, [&](const RegisteredProcess& p) { return p.uid != session.owner_uid; });
+  }
   std::map<int, std::string> log_file_by_uid;
   if (!matched.empty()) {
     VIGIL_ASSIGN_OR_RETURN(log_file_by_uid, MakeTraceDirsLocked(session, matched));

@@ -69,6 +69,7 @@ struct TraceSession {
   int64_t warmup_ms = 5000;
   std::vector<TraceProcess> processes;
   std::vector<std::pair<int32_t, std::string>> busy;  // (pid, trace holding it).
+  int owner_uid = -1;  // >= 0: started by this unprivileged uid; only its processes matched.
   bool cancelled = false;
   bool Done() const;
 };
@@ -91,6 +92,7 @@ struct TraceRequest {
   std::string origin = "vigilTraceStart";
   std::string caller;
   std::string upload_request_id;  // "upload": {"request_id": ...}; "" = no upload.
+  int owner_uid = -1;             // >= 0: match only this uid's processes (unprivileged caller).
 };
 
 struct TraceServiceOptions {
@@ -122,7 +124,7 @@ class TraceService : public RegistryObserver {
   // Starts a session from a Dynolog config text (setKinetOnDemandRequest).
   StatusOr<TraceSession> StartRaw(const std::string& job_id, const std::set<int32_t>& pids,
                                   const std::string& config_text, int process_limit,
-                                  const std::string& caller);
+                                  const std::string& caller, int owner_uid = -1);
   StatusOr<TraceSession> Get(const std::string& trace_id) const;
   StatusOr<TraceSession> Cancel(const std::string& trace_id);
   std::vector<TraceSession> List() const;

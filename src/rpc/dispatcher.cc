@@ -13,8 +13,10 @@ nlohmann::json ErrorReply(const std::string& message) { return nlohmann::json{{"
 
 // Who may call what (docs/protocols.md, "Control RPC", "Authentication"):
 //  - a TCP caller from beyond loopback must have presented the token, for every method;
-//  - loopback TCP is trusted like Dynolog trusts it (Dynolog-compatible calls stay tokenless);
-//  - kControl on the unix socket needs root or the daemon's own uid (or the token).
+//  - kControl needs the token or a caller whose uid the server established (SO_PEERCRED on the
+//    unix socket, the socket tables for loopback TCP); handlers then limit unprivileged callers
+//    to their own processes;
+//  - kAdmin needs a privileged caller (root, the daemon's user, the token).
 std::string AccessError(const CallerInfo& caller, RpcAccess access) {
   if (caller.authenticated || caller.transport == CallerInfo::Transport::kInProcess) {
     return "";
@@ -22,19 +24,42 @@ std::string AccessError(const CallerInfo& caller, RpcAccess access) {
   if (caller.transport == CallerInfo::Transport::kTcp && !caller.loopback) {
     return "unauthenticated: callers beyond loopback must send the daemon's token";
   }
-  if (access == RpcAccess::kControl && caller.transport == CallerInfo::Transport::kUnix) {
-    const int own_uid = static_cast<int>(geteuid());
-    if (caller.uid != 0 && caller.uid != own_uid) {
-      return "permission denied: control calls on the unix socket need root or the daemon's user";
-    }
+  if (access == RpcAccess::kControl && caller.uid < 0) {
+    return "permission denied: control calls need the daemon's token or a caller whose uid the "
+           "daemon can establish";
+  }
+  if (access == RpcAccess::kAdmin && !CallerIsPrivileged(caller)) {
+    return "permission denied: this call changes the whole daemon and needs root, the daemon's "
+           "user or the daemon's token";
   }
   return "";
 }
 
 }  // namespace
 
-void RpcDispatcher::Register(const std::string& fn, RpcHandler handler, RpcAccess access) {
-  methods_[fn] = Method{std::move(handler), access};
+bool CallerIsPrivileged(const CallerInfo& caller) {
+  if (caller.authenticated || caller.transport == CallerInfo::Transport::kInProcess) {
+    return true;
+  }
+  return caller.uid == 0 || (caller.uid > 0 && caller.uid == static_cast<int>(geteuid()));
+}
+
+bool CallerMayTouchUid(const CallerInfo& caller, int owner_uid) {
+  return CallerIsPrivileged(caller) || (caller.uid >= 0 && caller.uid == owner_uid);
+}
+
+void RpcDispatcher::Register(const std::string& fn, RpcHandler handler, RpcAccess access,
+                             RpcCost cost) {
+  methods_[fn] = Method{std::move(handler), access, cost};
+}
+
+bool RpcDispatcher::IsHeavy(const nlohmann::json& request) const {
+  auto fn = request.is_object() ? request.find("fn") : request.end();
+  if (fn == request.end() || !fn->is_string()) {
+    return false;
+  }
+  auto it = methods_.find(fn->get_ref<const std::string&>());
+  return it != methods_.end() && it->second.cost == RpcCost::kHeavy;
 }
 
 nlohmann::json RpcDispatcher::Dispatch(const nlohmann::json& request,

@@ -10,11 +10,12 @@
 namespace vigil {
 namespace {
 
-CallerInfo Tcp(bool loopback, bool authenticated = false) {
+CallerInfo Tcp(bool loopback, bool authenticated = false, int uid = -1) {
   CallerInfo c;
   c.transport = CallerInfo::Transport::kTcp;
   c.loopback = loopback;
   c.authenticated = authenticated;
+  c.uid = uid;
   return c;
 }
 
@@ -37,6 +38,12 @@ class DispatcherTest : public ::testing::Test {
           return nlohmann::json{{"ok", req.value("n", 0)}};
         },
         RpcAccess::kControl);
+    d_.Register(
+        "pauseAll", [](const nlohmann::json&, const CallerInfo&) { return nlohmann::json{}; },
+        RpcAccess::kAdmin);
+    d_.Register(
+        "query", [](const nlohmann::json&, const CallerInfo&) { return nlohmann::json{}; },
+        RpcAccess::kRead, RpcCost::kHeavy);
     d_.Register("boom", [](const nlohmann::json&, const CallerInfo&) -> nlohmann::json {
       throw std::runtime_error("exploded");
     });
@@ -47,7 +54,7 @@ class DispatcherTest : public ::testing::Test {
 
 TEST_F(DispatcherTest, CallsTheNamedHandler) {
   EXPECT_EQ(d_.Dispatch({{"fn", "getStatus"}}, Tcp(true)), (nlohmann::json{{"status", 1}}));
-  EXPECT_EQ(d_.Dispatch({{"fn", "startTrace"}, {"n", 3}}, Tcp(true))["ok"], 3);
+  EXPECT_EQ(d_.Dispatch({{"fn", "startTrace"}, {"n", 3}}, Tcp(true, false, 0))["ok"], 3);
 }
 
 TEST_F(DispatcherTest, UnknownMethodIsAnErrorReply) {
@@ -72,30 +79,58 @@ TEST_F(DispatcherTest, RemoteCallerWithoutTokenIsRefusedEvenForReads) {
   EXPECT_TRUE(IsError(d_.Dispatch({{"fn", "getStatus"}}, Tcp(false))));
   EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "getStatus"}}, Tcp(false, true))));
   EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "startTrace"}}, Tcp(false, true))));
+  EXPECT_TRUE(IsError(d_.Dispatch({{"fn", "startTrace"}}, Tcp(false, false, 0))));
 }
 
-TEST_F(DispatcherTest, LoopbackIsTrustedForControlCalls) {
-  EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "startTrace"}}, Tcp(true))));
+TEST_F(DispatcherTest, LoopbackControlNeedsAKnownUidOrTheToken) {
+  nlohmann::json denied = d_.Dispatch({{"fn", "startTrace"}}, Tcp(true));
+  ASSERT_TRUE(IsError(denied));
+  EXPECT_NE(denied["error"].get<std::string>().find("uid the daemon can establish"),
+            std::string::npos);
+  EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "startTrace"}}, Tcp(true, false, 65534))));
+  EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "startTrace"}}, Tcp(true, true))));
 }
 
-TEST_F(DispatcherTest, UnixControlNeedsRootOrTheDaemonsUser) {
+TEST_F(DispatcherTest, AdminCallsNeedAPrivilegedCaller) {
   const int own = static_cast<int>(geteuid());
   const int other = own == 0 ? 4242 : own + 1;
-  EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "startTrace"}}, Unix(own))));
-  EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "startTrace"}}, Unix(0))));
-  nlohmann::json denied = d_.Dispatch({{"fn", "startTrace"}}, Unix(other));
-  ASSERT_TRUE(IsError(denied));
-  EXPECT_NE(denied["error"].get<std::string>().find("permission denied"), std::string::npos);
-  // Reads stay open to any local user.
+  EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "pauseAll"}}, Unix(own))));
+  EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "pauseAll"}}, Tcp(true, false, 0))));
+  for (const CallerInfo& c : {Unix(other), Tcp(true, false, other), Tcp(true)}) {
+    nlohmann::json denied = d_.Dispatch({{"fn", "pauseAll"}}, c);
+    ASSERT_TRUE(IsError(denied));
+    EXPECT_NE(denied["error"].get<std::string>().find("permission denied"), std::string::npos);
+  }
+  // Another user's known uid may make control calls (limited by the handler) and reads.
+  EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "startTrace"}}, Unix(other))));
   EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "getStatus"}}, Unix(other))));
-  // The token overrides the uid check.
   CallerInfo with_token = Unix(other);
   with_token.authenticated = true;
-  EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "startTrace"}}, with_token)));
+  EXPECT_FALSE(IsError(d_.Dispatch({{"fn", "pauseAll"}}, with_token)));
+}
+
+TEST_F(DispatcherTest, PrivilegeAndOwnership) {
+  const int other = static_cast<int>(geteuid()) == 0 ? 4242 : static_cast<int>(geteuid()) + 1;
+  EXPECT_TRUE(CallerIsPrivileged(Unix(0)));
+  EXPECT_FALSE(CallerIsPrivileged(Unix(other)));
+  EXPECT_FALSE(CallerIsPrivileged(Tcp(true)));
+  EXPECT_TRUE(CallerMayTouchUid(Unix(other), other));
+  EXPECT_FALSE(CallerMayTouchUid(Unix(other), other + 1));
+  EXPECT_FALSE(CallerMayTouchUid(Unix(other), -1));
+  EXPECT_FALSE(CallerMayTouchUid(Tcp(true), -1));
+  EXPECT_TRUE(CallerMayTouchUid(Unix(0), -1));
+}
+
+TEST_F(DispatcherTest, HeavyMethodsAreKnownBeforeDispatch) {
+  EXPECT_TRUE(d_.IsHeavy({{"fn", "query"}}));
+  EXPECT_FALSE(d_.IsHeavy({{"fn", "getStatus"}}));
+  EXPECT_FALSE(d_.IsHeavy({{"fn", "nope"}}));
+  EXPECT_FALSE(d_.IsHeavy(nlohmann::json::array()));
 }
 
 TEST_F(DispatcherTest, MethodsListsRegisteredNames) {
-  EXPECT_EQ(d_.Methods(), (std::vector<std::string>{"boom", "getStatus", "startTrace"}));
+  EXPECT_EQ(d_.Methods(),
+            (std::vector<std::string>{"boom", "getStatus", "pauseAll", "query", "startTrace"}));
 }
 
 }  // namespace

@@ -6,6 +6,19 @@
 #include <fmt/format.h>
 
 namespace vigil {
+namespace {
+
+constexpr size_t kKeepCapacity = 64 << 10;  // An emptied buffer larger than this is freed.
+
+void Empty(std::string* buffer) {
+  if (buffer->capacity() > kKeepCapacity) {
+    std::string().swap(*buffer);
+  } else {
+    buffer->clear();
+  }
+}
+
+}  // namespace
 
 StatusOr<std::string> EncodeFrame(std::string_view payload, size_t max_frame_bytes) {
   const size_t limit = std::min(max_frame_bytes, kMaxWireFrameBytes);
@@ -39,8 +52,25 @@ void FrameDecoder::Append(std::string_view bytes) {
     return;
   }
   if (consumed_ > 0 && consumed_ == buffer_.size()) {
-    buffer_.clear();
+    Empty(&buffer_);
     consumed_ = 0;
+  }
+  const size_t need = buffer_.size() + bytes.size();
+  if (need > buffer_.capacity()) {
+    // Grow by a quarter, not the library's doubling, so what a budget counts is close to what
+    // is held (a fresh string's reserve() allocates exactly what it is asked for).
+    size_t want = std::max(need, buffer_.size() + buffer_.size() / 4);
+    const size_t available = buffer_.size() - consumed_;
+    if (available >= kFrameHeaderBytes) {  // Never beyond the end of the frame being read.
+      const int32_t length = DecodeFrameLength(buffer_.data() + consumed_);
+      if (length > 0 && static_cast<size_t>(length) <= max_frame_bytes_) {
+        want = std::min(want, std::max(need, consumed_ + kFrameHeaderBytes + length));
+      }
+    }
+    std::string grown;
+    grown.reserve(want);
+    grown.append(buffer_);
+    buffer_.swap(grown);
   }
   buffer_.append(bytes);
 }
@@ -56,12 +86,12 @@ StatusOr<std::optional<std::string>> FrameDecoder::Next() {
   const int32_t length = DecodeFrameLength(buffer_.data() + consumed_);
   if (length <= 0) {
     failed_ = true;
-    buffer_.clear();
+    Empty(&buffer_);
     return InvalidArgumentError(fmt::format("invalid frame length {}", length));
   }
   if (static_cast<size_t>(length) > max_frame_bytes_) {
     failed_ = true;
-    buffer_.clear();
+    Empty(&buffer_);
     return ResourceExhaustedError(
         fmt::format("frame of {} bytes exceeds the {} byte limit", length, max_frame_bytes_));
   }
@@ -71,7 +101,7 @@ StatusOr<std::optional<std::string>> FrameDecoder::Next() {
   std::string payload = buffer_.substr(consumed_ + kFrameHeaderBytes, length);
   consumed_ += kFrameHeaderBytes + length;
   if (consumed_ == buffer_.size()) {
-    buffer_.clear();
+    Empty(&buffer_);
     consumed_ = 0;
   } else if (consumed_ > (64 << 10)) {
     buffer_.erase(0, consumed_);

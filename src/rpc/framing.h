@@ -44,6 +44,8 @@ class FrameDecoder {
   // True while part of a frame is buffered (a connection closing now would lose it).
   bool mid_frame() const { return buffer_.size() > consumed_; }
   bool failed() const { return failed_; }
+  // Heap bytes held (what a budget of buffered bytes counts).
+  size_t footprint() const { return buffer_.capacity(); }
 
  private:
   size_t max_frame_bytes_;

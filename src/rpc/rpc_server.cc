@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+// Listening, accepting (with the peer's identity and admission), the event loop and deadlines.
 #include "rpc/rpc_server.h"
 
 #include <errno.h>
@@ -8,361 +9,227 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
-#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "base/file_util.h"
 #include "base/logging.h"
 #include "base/time_util.h"
-#include "rpc/framing.h"
 #include "rpc/net_util.h"
+#include "rpc/rpc_server_impl.h"
 
 namespace vigil {
 namespace {
 
-constexpr size_t kReadChunk = 64 << 10;
-
-std::string ReplyText(const nlohmann::json& reply) {
-  return reply.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-std::string ErrorText(const std::string& message) {
-  return ReplyText(nlohmann::json{{"error", message}});
-}
-
-struct Connection {
-  ScopedFd fd;
-  CallerInfo caller;
-  FrameDecoder decoder;
-  std::string out;
-  size_t out_sent = 0;
-  int64_t deadline_ns = 0;  // Monotonic; the connection is closed when it passes.
-  bool close_after_write = false;
-  bool draining = false;  // Reply sent and write side shut: discarding input until EOF.
-  uint32_t events = 0;    // What epoll currently watches.
-
-  explicit Connection(size_t max_frame) : decoder(max_frame) {}
-  bool writing() const { return out_sent < out.size(); }
-};
+using rpc_internal::Connection;
+using rpc_internal::DescribeTcpPeer;
+using rpc_internal::ErrorText;
+using rpc_internal::IdentifyUnixPeer;
+using rpc_internal::PeerKey;
+using rpc_internal::PendingIdentity;
 
 }  // namespace
 
-struct RpcServer::Impl {
-  RpcServerOptions options;
-  const RpcDispatcher* dispatcher;
-  ScopedFd tcp_fd, unix_fd, epoll_fd, wake_fd;
-  bool unix_bound = false;
-  int64_t accept_paused_until_ns = 0;  // Out of fds: listeners unwatched until then (0 = watched).
-  std::atomic<int> port{0};
-  std::thread thread;
-  std::atomic<bool> stopping{false};
-  std::unordered_map<int, std::unique_ptr<Connection>> conns;  // Loop thread only.
-
-  std::atomic<uint64_t> n_connections{0}, n_open{0}, n_requests{0}, n_bad_frame{0}, n_too_large{0},
-      n_timeout{0}, n_refused{0};
-
-  Impl(RpcServerOptions o, const RpcDispatcher* d) : options(std::move(o)), dispatcher(d) {}
-
-  Status Watch(int fd, uint32_t events, int op) {
-    epoll_event ev{};
-    ev.events = events;
-    ev.data.fd = fd;
-    if (epoll_ctl(epoll_fd.get(), op, fd, &ev) < 0) {
-      return ErrnoStatus(errno, "epoll_ctl");
-    }
-    return OkStatus();
+Status RpcServer::Impl::Watch(int fd, uint32_t events, int op) {
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.fd = fd;
+  if (epoll_ctl(epoll_fd.get(), op, fd, &ev) < 0) {
+    return ErrnoStatus(errno, "epoll_ctl");
   }
+  return OkStatus();
+}
 
-  void SetEvents(Connection* c, uint32_t events) {
-    if (c->events != events && Watch(c->fd.get(), events, EPOLL_CTL_MOD).ok()) {
-      c->events = events;
-    }
+void RpcServer::Impl::SetEvents(Connection* c, uint32_t events) {
+  if (c->events != events && Watch(c->fd.get(), events, EPOLL_CTL_MOD).ok()) {
+    c->events = events;
   }
+}
 
-  void Close(int fd) {
-    auto it = conns.find(fd);
-    if (it == conns.end()) {
-      return;
-    }
-    epoll_ctl(epoll_fd.get(), EPOLL_CTL_DEL, fd, nullptr);
-    conns.erase(it);
-    n_open.fetch_sub(1);
+void RpcServer::Impl::Close(int fd) {
+  auto it = conns.find(fd);
+  if (it == conns.end()) {
+    return;
   }
+  epoll_ctl(epoll_fd.get(), EPOLL_CTL_DEL, fd, nullptr);
+  Connection* c = it->second.get();
+  budget.Recharge(c->peer_key, c->charged, 0);
+  if (c->admitted) {
+    budget.Leave(c->pool, c->peer_key);
+  }
+  if (c->identifying) {
+    --identifying;
+  }
+  n_buffered.store(budget.buffered_bytes());
+  read_paused.erase(fd);
+  conns.erase(it);
+  n_open.fetch_sub(1);
+}
 
-  void Accept(int listen_fd, bool is_unix) {
-    for (;;) {
-      sockaddr_storage addr{};
-      socklen_t len = sizeof(addr);
-      ScopedFd fd(accept4(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len,
-                          SOCK_NONBLOCK | SOCK_CLOEXEC));
-      if (!fd.valid()) {
-        const int err = errno;
-        if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
-          // The pending connection stays queued and would wake epoll forever: stop listening
-          // for a moment instead of spinning.
-          PauseAccepting();
-        }
-        if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR) {
-          VIGIL_LOG_EVERY_N_SEC(WARN, 60, "rpc accept failed: err={}", strerrordesc_np(err));
-        }
-        return;
+void RpcServer::Impl::Refuse(int fd, const std::string& why) {
+  StatusOr<std::string> frame = EncodeFrame(ErrorText(why));
+  if (frame.ok()) {
+    // Best effort on a fresh socket: the small reply fits the send buffer.
+    [[maybe_unused]] ssize_t n =
+        send(fd, frame->data(), frame->size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
+}
+
+void RpcServer::Impl::Accept(int listen_fd, bool is_unix) {
+  std::vector<PendingIdentity> batch;
+  for (;;) {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof(addr);
+    ScopedFd fd(
+        accept4(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (!fd.valid()) {
+      const int err = errno;
+      if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+        // The pending connection stays queued and would wake epoll forever: stop listening
+        // for a moment instead of spinning.
+        PauseAccepting();
       }
-      n_connections.fetch_add(1);
-      if (conns.size() >= options.max_connections) {
-        n_refused.fetch_add(1);
-        StatusOr<std::string> frame = EncodeFrame(ErrorText("server busy: too many connections"));
-        if (frame.ok()) {
-          // Best effort on a fresh socket: the small reply fits the send buffer.
-          [[maybe_unused]] ssize_t n =
-              send(fd.get(), frame->data(), frame->size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-        }
-        continue;
+      if (err != EAGAIN && err != EWOULDBLOCK && err != EINTR) {
+        VIGIL_LOG_EVERY_N_SEC(WARN, 60, "rpc accept failed: err={}", strerrordesc_np(err));
       }
-      auto conn = std::make_unique<Connection>(options.max_frame_bytes);
-      CallerInfo& caller = conn->caller;
-      if (is_unix) {
-        caller.transport = CallerInfo::Transport::kUnix;
-        caller.loopback = true;
-        ucred cred{};
-        socklen_t cred_len = sizeof(cred);
-        if (getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) == 0) {
-          caller.pid = cred.pid;
-          caller.uid = static_cast<int>(cred.uid);
-          caller.gid = static_cast<int>(cred.gid);
-        }
-        caller.peer = fmt::format("unix:pid={},uid={}", caller.pid, caller.uid);
+      break;
+    }
+    n_connections.fetch_add(1);
+    auto conn = std::make_unique<Connection>(options.max_frame_bytes);
+    CallerInfo& caller = conn->caller;
+    conn->id = next_id++;
+    PendingIdentity pending{fd.get(), conn->id, {}, addr};
+    socklen_t local_len = sizeof(pending.local);
+    if (is_unix) {
+      IdentifyUnixPeer(fd.get(), &caller);
+      const bool privileged = caller.uid == 0 || caller.uid == static_cast<int>(geteuid());
+      conn->pool = privileged ? ConnectionPool::kPrivilegedUnix : ConnectionPool::kUnix;
+    } else {
+      DescribeTcpPeer(reinterpret_cast<sockaddr*>(&addr), &caller);
+      conn->pool = ConnectionPool::kTcp;
+      conn->identifying =
+          caller.loopback &&
+          getsockname(fd.get(), reinterpret_cast<sockaddr*>(&pending.local), &local_len) == 0;
+    }
+    conn->peer_key = PeerKey(caller);
+    // A connection whose uid is being looked up holds a slot of its pool; its peer's share is
+    // checked once the uid is known.
+    Status admitted =
+        !conn->identifying ? budget.Admit(conn->pool, conn->peer_key)
+        : budget.connections(ConnectionPool::kTcp) + identifying <
+                options.admission.max_tcp_connections
+            ? OkStatus()
+            : ResourceExhaustedError("server busy: the tcp connections are all taken");
+    if (!admitted.ok()) {
+      n_refused.fetch_add(1);
+      VIGIL_LOG_EVERY_N_SEC(WARN, 60, "rpc: refused {}: {}", caller.peer, admitted.message());
+      Refuse(fd.get(), admitted.message());
+      continue;
+    }
+    conn->admitted = !conn->identifying;
+    conn->deadline_ns = MonotonicNanos() + options.read_deadline_ns;
+    conn->events = conn->identifying ? 0 : EPOLLIN | EPOLLRDHUP;  // Not read before admitted.
+    const int key = fd.get();
+    if (!Watch(key, conn->events, EPOLL_CTL_ADD).ok()) {
+      if (conn->admitted) {
+        budget.Leave(conn->pool, conn->peer_key);
+      }
+      continue;
+    }
+    if (conn->identifying) {
+      ++identifying;
+      batch.push_back(pending);
+    }
+    conn->fd = std::move(fd);
+    conns.emplace(key, std::move(conn));
+    n_open.fetch_add(1);
+  }
+  StartIdentifying(std::move(batch));
+}
+
+void RpcServer::Impl::PauseAccepting() {
+  if (accept_paused_until_ns != 0) {
+    return;
+  }
+  accept_paused_until_ns = MonotonicNanos() + 100 * kNanosPerMilli;
+  for (int fd : {tcp_fd.get(), unix_fd.get()}) {
+    if (fd >= 0) {
+      epoll_ctl(epoll_fd.get(), EPOLL_CTL_DEL, fd, nullptr);
+    }
+  }
+}
+
+void RpcServer::Impl::MaybeResumeAccepting() {
+  if (accept_paused_until_ns == 0 || MonotonicNanos() < accept_paused_until_ns) {
+    return;
+  }
+  accept_paused_until_ns = 0;
+  for (int fd : {tcp_fd.get(), unix_fd.get()}) {
+    if (fd >= 0) {
+      Watch(fd, EPOLLIN, EPOLL_CTL_ADD).IgnoreError();
+    }
+  }
+}
+
+int RpcServer::Impl::NextTimeoutMs() const {
+  int64_t next = accept_paused_until_ns != 0 ? accept_paused_until_ns : INT64_MAX;
+  for (const auto& [fd, c] : conns) {
+    next = std::min(next, c->deadline_ns);
+  }
+  if (!read_paused.empty()) {
+    next = std::min(next, MonotonicNanos() + 50 * kNanosPerMilli);  // Budget may free up.
+  }
+  if (next == INT64_MAX) {
+    return -1;
+  }
+  const int64_t left = next - MonotonicNanos();
+  return static_cast<int>(
+      std::clamp<int64_t>((left + kNanosPerMilli - 1) / kNanosPerMilli, 0, 1000));
+}
+
+void RpcServer::Impl::ExpireDeadlines() {
+  const int64_t now = MonotonicNanos();
+  std::vector<int> expired;
+  for (const auto& [fd, c] : conns) {
+    if (c->deadline_ns <= now) {
+      expired.push_back(fd);
+      if (!c->draining) {
+        n_timeout.fetch_add(1);
+      }
+    }
+  }
+  for (int fd : expired) {
+    Close(fd);
+  }
+}
+
+void RpcServer::Impl::Loop() {
+  epoll_event events[64];
+  while (!stopping.load()) {
+    const int n = epoll_wait(epoll_fd.get(), events, 64, NextTimeoutMs());
+    if (n < 0 && errno != EINTR) {
+      VIGIL_LOG_ERROR("rpc epoll_wait failed: err={}", strerrordesc_np(errno));
+      break;
+    }
+    for (int i = 0; i < n; ++i) {
+      const int fd = events[i].data.fd;
+      if (fd == wake_fd.get()) {
+        stopping.store(true);
+      } else if (fd == done_fd.get()) {
+        OnCompletions();
+      } else if (fd == tcp_fd.get() || fd == unix_fd.get()) {
+        Accept(fd, fd == unix_fd.get());
       } else {
-        caller.transport = CallerInfo::Transport::kTcp;
-        caller.loopback = IsLoopbackAddress(reinterpret_cast<sockaddr*>(&addr));
-        caller.peer = FormatSocketAddress(reinterpret_cast<sockaddr*>(&addr));
+        OnEvent(fd, events[i].events);
       }
-      conn->deadline_ns = MonotonicNanos() + options.read_deadline_ns;
-      conn->events = EPOLLIN | EPOLLRDHUP;
-      const int key = fd.get();
-      if (!Watch(key, conn->events, EPOLL_CTL_ADD).ok()) {
-        continue;
-      }
-      conn->fd = std::move(fd);
-      conns.emplace(key, std::move(conn));
-      n_open.fetch_add(1);
     }
+    ExpireDeadlines();
+    MaybeResumeAccepting();
+    ResumePaused();
   }
-
-  std::string HandleRequest(const std::string& payload, CallerInfo caller) {
-    nlohmann::json request = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
-    if (request.is_discarded()) {
-      n_bad_frame.fetch_add(1);
-      return ErrorText("request is not valid JSON");
-    }
-    if (!request.is_object()) {
-      n_bad_frame.fetch_add(1);
-      return ErrorText("request must be a JSON object");
-    }
-    if (auto token = request.find("token"); token != request.end()) {
-      caller.authenticated =
-          token->is_string() && !options.token.empty() &&
-          ConstantTimeEquals(token->get_ref<const std::string&>(), options.token);
-      request.erase("token");  // Handlers never see (or log) the secret.
-    }
-    return ReplyText(dispatcher->Dispatch(request, caller));
-  }
-
-  void Queue(Connection* c, const std::string& reply_text) {
-    StatusOr<std::string> frame = EncodeFrame(reply_text);
-    if (!frame.ok()) {
-      frame = EncodeFrame(ErrorText("reply too large: " + frame.status().message()));
-    }
-    if (c->out_sent == c->out.size()) {
-      c->out.clear();
-      c->out_sent = 0;
-    }
-    c->out.append(*frame);
-  }
-
-  // Sends what is queued. Returns false when the connection was closed.
-  bool Flush(Connection* c) {
-    while (c->writing()) {
-      const ssize_t n = send(c->fd.get(), c->out.data() + c->out_sent, c->out.size() - c->out_sent,
-                             MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n < 0 && errno == EINTR) {
-        continue;
-      }
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        SetEvents(c, EPOLLOUT | EPOLLRDHUP);  // Stop reading until the reply is out.
-        return true;
-      }
-      if (n <= 0) {
-        Close(c->fd.get());
-        return false;
-      }
-      c->out_sent += static_cast<size_t>(n);
-    }
-    c->out.clear();
-    c->out_sent = 0;
-    if (c->close_after_write) {
-      // Half-close and drain rather than close(): closing with unread input sends a reset,
-      // which can destroy the error reply before the client reads it.
-      shutdown(c->fd.get(), SHUT_WR);
-      c->draining = true;
-      c->deadline_ns = std::min(c->deadline_ns, MonotonicNanos() + kNanosPerSecond);
-      SetEvents(c, EPOLLIN | EPOLLRDHUP);
-      return true;
-    }
-    SetEvents(c, EPOLLIN | EPOLLRDHUP);
-    return true;
-  }
-
-  // Answers every complete frame while nothing is waiting to be written.
-  bool ProcessFrames(Connection* c) {
-    while (!c->writing() && !c->close_after_write) {
-      StatusOr<std::optional<std::string>> frame = c->decoder.Next();
-      if (!frame.ok()) {
-        (frame.status().code() == StatusCode::kResourceExhausted ? n_too_large : n_bad_frame)
-            .fetch_add(1);
-        c->close_after_write = true;
-        Queue(c, ErrorText(frame.status().message()));
-        return Flush(c);
-      }
-      if (!frame->has_value()) {
-        return true;
-      }
-      n_requests.fetch_add(1);
-      Queue(c, HandleRequest(**frame, c->caller));
-      c->deadline_ns = MonotonicNanos() + options.read_deadline_ns;
-      if (!Flush(c)) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  void OnReadable(Connection* c) {
-    char buf[kReadChunk];
-    for (;;) {
-      const ssize_t n = recv(c->fd.get(), buf, sizeof(buf), MSG_DONTWAIT);
-      if (n < 0 && errno == EINTR) {
-        continue;
-      }
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        return;
-      }
-      if (n <= 0) {
-        Close(c->fd.get());
-        return;
-      }
-      if (c->draining) {
-        continue;
-      }
-      c->decoder.Append(std::string_view(buf, static_cast<size_t>(n)));
-      if (!ProcessFrames(c) || c->writing()) {
-        return;  // Closed, or the rest waits until the reply has gone out.
-      }
-    }
-  }
-
-  void OnEvent(int fd, uint32_t events) {
-    auto it = conns.find(fd);
-    if (it == conns.end()) {
-      return;
-    }
-    Connection* c = it->second.get();
-    if ((events & EPOLLERR) != 0) {
-      Close(fd);
-      return;
-    }
-    if ((events & EPOLLOUT) != 0) {
-      if (!Flush(c) || !ProcessFrames(c)) {
-        return;
-      }
-    }
-    if ((events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) != 0 && !c->writing()) {
-      OnReadable(c);
-    }
-  }
-
-  void PauseAccepting() {
-    if (accept_paused_until_ns != 0) {
-      return;
-    }
-    accept_paused_until_ns = MonotonicNanos() + 100 * kNanosPerMilli;
-    for (int fd : {tcp_fd.get(), unix_fd.get()}) {
-      if (fd >= 0) {
-        epoll_ctl(epoll_fd.get(), EPOLL_CTL_DEL, fd, nullptr);
-      }
-    }
-  }
-
-  void MaybeResumeAccepting() {
-    if (accept_paused_until_ns == 0 || MonotonicNanos() < accept_paused_until_ns) {
-      return;
-    }
-    accept_paused_until_ns = 0;
-    for (int fd : {tcp_fd.get(), unix_fd.get()}) {
-      if (fd >= 0) {
-        Watch(fd, EPOLLIN, EPOLL_CTL_ADD).IgnoreError();
-      }
-    }
-  }
-
-  int NextTimeoutMs() const {
-    int64_t next = accept_paused_until_ns != 0 ? accept_paused_until_ns : INT64_MAX;
-    for (const auto& [fd, c] : conns) {
-      next = std::min(next, c->deadline_ns);
-    }
-    if (next == INT64_MAX) {
-      return -1;
-    }
-    const int64_t left = next - MonotonicNanos();
-    return static_cast<int>(
-        std::clamp<int64_t>((left + kNanosPerMilli - 1) / kNanosPerMilli, 0, 1000));
-  }
-
-  void ExpireDeadlines() {
-    const int64_t now = MonotonicNanos();
-    std::vector<int> expired;
-    for (const auto& [fd, c] : conns) {
-      if (c->deadline_ns <= now) {
-        expired.push_back(fd);
-        if (!c->draining) {
-          n_timeout.fetch_add(1);
-        }
-      }
-    }
-    for (int fd : expired) {
-      Close(fd);
-    }
-  }
-
-  void Loop() {
-    epoll_event events[64];
-    while (!stopping.load()) {
-      const int n = epoll_wait(epoll_fd.get(), events, 64, NextTimeoutMs());
-      if (n < 0 && errno != EINTR) {
-        VIGIL_LOG_ERROR("rpc epoll_wait failed: err={}", strerrordesc_np(errno));
-        break;
-      }
-      for (int i = 0; i < n; ++i) {
-        const int fd = events[i].data.fd;
-        if (fd == wake_fd.get()) {
-          stopping.store(true);
-        } else if (fd == tcp_fd.get() || fd == unix_fd.get()) {
-          Accept(fd, fd == unix_fd.get());
-        } else {
-          OnEvent(fd, events[i].events);
-        }
-      }
-      ExpireDeadlines();
-      MaybeResumeAccepting();
-    }
-    n_open.fetch_sub(conns.size());
-    conns.clear();
-  }
-};
+  n_open.fetch_sub(conns.size());
+  conns.clear();
+}
 
 RpcServer::RpcServer(RpcServerOptions options, const RpcDispatcher* dispatcher)
     : impl_(std::make_unique<Impl>(std::move(options), dispatcher)) {}
@@ -395,12 +262,13 @@ Status RpcServer::Start() {
   }
   s.epoll_fd = ScopedFd(epoll_create1(EPOLL_CLOEXEC));
   s.wake_fd = ScopedFd(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-  if (!s.epoll_fd.valid() || !s.wake_fd.valid()) {
+  s.done_fd = ScopedFd(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!s.epoll_fd.valid() || !s.wake_fd.valid() || !s.done_fd.valid()) {
     Status err = ErrnoStatus(errno, "rpc: epoll/eventfd");
     Stop();
     return err;
   }
-  for (int fd : {s.tcp_fd.get(), s.unix_fd.get(), s.wake_fd.get()}) {
+  for (int fd : {s.tcp_fd.get(), s.unix_fd.get(), s.wake_fd.get(), s.done_fd.get()}) {
     if (fd >= 0) {
       if (Status st = s.Watch(fd, EPOLLIN, EPOLL_CTL_ADD); !st.ok()) {
         Stop();
@@ -409,6 +277,10 @@ Status RpcServer::Start() {
     }
   }
   s.stopping.store(false);
+  s.identifier = std::make_unique<RpcWorkers>(1, 1024);
+  s.workers =
+      std::make_unique<RpcWorkers>(std::max<size_t>(s.options.worker_threads, 1),
+                                   std::max<size_t>(s.options.max_heavy_queued_per_peer, 1));
   s.thread = std::thread([this] { impl_->Loop(); });
   return OkStatus();
 }
@@ -421,10 +293,19 @@ void RpcServer::Stop() {
     s.stopping.store(true);
     s.thread.join();
   }
+  for (std::unique_ptr<RpcWorkers>* w : {&s.workers, &s.identifier}) {
+    if (*w) {
+      (*w)->Stop();  // Before done_fd closes: running jobs still write to it.
+      w->reset();
+    }
+  }
+  s.done.clear();
+  s.identified.clear();
   s.tcp_fd.Reset();
   s.unix_fd.Reset();
   s.epoll_fd.Reset();
   s.wake_fd.Reset();
+  s.done_fd.Reset();
   if (s.unix_bound) {
     unlink(s.options.unix_path.c_str());
     s.unix_bound = false;
@@ -443,6 +324,9 @@ RpcServerStats RpcServer::stats() const {
   out.too_large = s.n_too_large.load();
   out.timeout = s.n_timeout.load();
   out.refused = s.n_refused.load();
+  out.busy = s.n_busy.load();
+  out.buffered_bytes = s.n_buffered.load();
+  out.read_paused = s.n_read_paused.load();
   return out;
 }
 

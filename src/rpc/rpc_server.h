@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The control RPC server: Dynolog-compatible length-prefixed JSON over TCP and a unix socket (see
 // rpc/framing.h and docs/protocols.md, "Control RPC"). One event-loop thread (epoll) serves every
-// connection; each request is decoded, checked (token, peer credentials) and handed to the
-// RpcDispatcher, whose handlers therefore run on that thread and must not block. Every
-// connection has a read deadline, so slow or idle clients are closed and never hold up others.
-// Start()/Stop() from one owning thread; stats() and tcp_port() from any thread.
+// connection; each request is decoded, checked (token, peer credentials: SO_PEERCRED on the unix
+// socket, the kernel's socket tables for loopback TCP) and handed to the RpcDispatcher. Cheap
+// handlers run on the loop and must not block; kHeavy ones run on worker threads (one at a time
+// per connection). Connection slots and buffered bytes are budgeted per transport and per peer
+// (rpc/admission.h), and every connection has a read deadline, so no client, slow or greedy,
+// holds up others. Start()/Stop() from one owning thread; stats() and tcp_port() from any thread.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +15,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "rpc/admission.h"
 #include "rpc/dispatcher.h"
 
 namespace vigil {
@@ -22,9 +25,13 @@ struct RpcServerOptions {
   std::string unix_path;                      // "" disables the unix socket.
   std::string token;                          // "" = no token configured.
   size_t max_frame_bytes = 4 << 20;
+  size_t max_reply_bytes = 64 << 20;         // Larger replies become an error reply.
   int64_t read_deadline_ns = 5'000'000'000;  // A client must send a whole frame within this.
-  size_t max_connections = 256;
-  int unix_mode = 0660;  // Permissions of the unix socket file.
+  AdmissionLimits admission;                 // Connection and buffered-byte budgets.
+  size_t worker_threads = 2;                 // For RpcCost::kHeavy methods.
+  size_t max_heavy_queued_per_peer = 8;
+  int unix_mode = 0660;             // Permissions of the unix socket file.
+  std::string proc_root = "/proc";  // Where the socket tables are (net/tcp, net/tcp6).
 };
 
 struct RpcServerStats {
@@ -34,7 +41,10 @@ struct RpcServerStats {
   uint64_t bad_frame = 0;         // Length <= 0, invalid JSON, or not a JSON object.
   uint64_t too_large = 0;         // Length above max_frame_bytes.
   uint64_t timeout = 0;           // Closed by the read deadline.
-  uint64_t refused = 0;           // Over max_connections.
+  uint64_t refused = 0;           // Over a connection budget (admission).
+  uint64_t busy = 0;              // Heavy calls refused: the peer's worker queue was full.
+  uint64_t buffered_bytes = 0;    // Request and reply bytes held now.
+  uint64_t read_paused = 0;       // Times a connection was not read for the byte budget.
 };
 
 class RpcServer {

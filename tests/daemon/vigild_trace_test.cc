@@ -4,6 +4,7 @@
 // polls as Kineto does; `vigil trace --wait` asks the daemon for a trace of the job; the client
 // receives the config, "writes" its trace where ACTIVITIES_LOG_FILE says, and the CLI reports the
 // file as written. Also: a request that matches nothing says why.
+#include <stdio.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -20,8 +21,11 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file_util.h"
+#include "base/strings.h"
+#include "base/time_util.h"
 #include "ipc/trace_config.h"
 #include "kineto_spec_client.h"
+#include "rpc/rpc_client.h"
 #include "vigild_process.h"
 
 namespace vigil::testing {
@@ -221,6 +225,93 @@ TEST(VigildTraceTest, ATraceTheDaemonTakesOnItsOwnIsUploadedToTheFleet) {
   EXPECT_EQ(param("pid"), std::to_string(getpid()));
   EXPECT_NE(param("trace_id"), "<none>");
   EXPECT_NE(param("reason").find("periodic"), std::string::npos) << param("reason");
+}
+
+// Runs rpc_peer as uid 65534 (arguments single-quoted for the shell); its replies, one per line.
+std::vector<nlohmann::json> RunAsNobody(const std::vector<std::string>& args) {
+  std::string cmd = std::string(VIGIL_RPC_PEER) + " 65534";
+  for (const std::string& a : args) {
+    cmd += " '" + a + "'";
+  }
+  std::vector<nlohmann::json> out;
+  FILE* f = popen((cmd + " 2>&1").c_str(), "r");
+  if (f == nullptr) {
+    return out;
+  }
+  std::string text;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof(buf), f)) > 0;) {
+    text.append(buf, n);
+  }
+  pclose(f);
+  std::string_view rest = text;
+  std::string_view line;
+  while (NextLine(&rest, &line)) {
+    out.push_back(nlohmann::json::parse(line, nullptr, false));
+  }
+  return out;
+}
+
+// Finding: over loopback TCP any local user could trace or cancel another user's job, pause GPU
+// profiling for everyone and list every session. Now a tokenless TCP caller is identified by
+// the uid owning its socket and acts only on its own processes, as `dyno gputrace` by the job's
+// own user still does; root keeps full control.
+TEST(VigildTraceTest, UnprivilegedTcpPeerControlsOnlyItsOwnProcesses) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root to act as uid 65534";
+  }
+  VigildProcess daemon;
+  ASSERT_TRUE(daemon.Spawn({}));
+  ASSERT_TRUE(daemon.WaitHealthy()) << daemon.Log();
+  testing_util::KinetoSpecClient victim("vigil-kineto-victim-" + std::to_string(getpid()),
+                                        daemon.ipc_name());
+  ASSERT_TRUE(victim.ok());
+  ASSERT_TRUE(victim.RegisterContext(0, static_cast<int32_t>(getpid()), kJobId).has_value());
+  ASSERT_TRUE(victim.Poll(kActivities, kJobId, testing_util::OwnAncestorPids()).has_value());
+  // Root holds a trace of the victim, due in a minute.
+  auto root = RpcClient::Connect(daemon.rpc_target(), 5 * kNanosPerSecond);
+  ASSERT_TRUE(root.ok());
+  auto held = root->Call({{"fn", "vigilTraceStart"},
+                          {"job_id", std::to_string(kJobId)},
+                          {"start_delay_ms", 60000},
+                          {"duration_ms", 100}},
+                         5 * kNanosPerSecond);
+  ASSERT_TRUE(held.ok());
+  ASSERT_EQ((*held)["triggered"], 1) << held->dump();
+  const std::string id = (*held)["trace_id"];
+  const std::string dyno_victim =
+      R"({"fn":"setKinetOnDemandRequest","config":"ACTIVITIES_DURATION_MSECS=100","job_id":)" +
+      std::to_string(kJobId) + R"(,"pids":[0],"process_limit":3})";
+
+  std::vector<nlohmann::json> replies =
+      RunAsNobody({daemon.rpc_target(), "--kineto", daemon.ipc_name(), "777", dyno_victim,
+                   R"({"fn":"vigilTraceCancel","trace_id":")" + id + R"("})",
+                   R"({"fn":"dcgmProfPause","duration_s":60})", R"({"fn":"vigilTraceList"})",
+                   R"({"fn":"setKinetOnDemandRequest","config":"ACTIVITIES_DURATION_MSECS=100",)"
+                   R"("job_id":777,"pids":[0],"process_limit":3})"});
+
+  ASSERT_EQ(replies.size(), 6u) << daemon.Log();
+  EXPECT_EQ(replies[0]["processesMatched"], nlohmann::json::array()) << replies[0].dump();
+  for (int i : {1, 2}) {
+    EXPECT_NE(replies[i].value("error", "").find("permission denied"), std::string::npos)
+        << replies[i].dump();
+  }
+  for (const auto& s : replies[3]["sessions"]) {
+    EXPECT_NE(s["trace_id"], id) << "another user's session was listed";
+  }
+  for (const auto& p : replies[3]["processes"]) {
+    EXPECT_NE(p["pid"], getpid()) << "another user's process was listed";
+  }
+  EXPECT_EQ(replies[4]["activityProfilersTriggered"].size(), 1u) << replies[4].dump();
+  EXPECT_EQ(replies[5]["config_received"], true) << daemon.Log();
+
+  // Root's trace is untouched, and root traces over TCP without a token as `dyno` does.
+  auto status = root->Call({{"fn", "vigilTraceStatus"}, {"trace_id", id}}, 5 * kNanosPerSecond);
+  ASSERT_TRUE(status.ok());
+  EXPECT_EQ((*status)["cancelled"], false) << status->dump();
+  auto dyno = root->Call(nlohmann::json::parse(dyno_victim), 5 * kNanosPerSecond);
+  ASSERT_TRUE(dyno.ok());
+  EXPECT_EQ((*dyno)["processesMatched"], nlohmann::json::array({getpid()})) << dyno->dump();
 }
 
 }  // namespace
