@@ -10,6 +10,7 @@
 #include "base/file_util.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "daemon/api_time.h"
 #include "daemon/self_collector.h"
 #include "daemon/series_json.h"
 #include "metrics/prometheus_text.h"
@@ -53,11 +54,6 @@ StatusOr<std::string> JsonSelector(const nlohmann::json& request) {
   return it->get<std::string>();
 }
 
-// The work a range query may ask for: every stored point over at most kMaxRawRangeNs, or at most
-// kMaxRangeSteps steps per series.
-constexpr int64_t kMaxRawRangeNs = 6 * 3600 * kNanosPerSecond;
-constexpr int64_t kMaxRangeSteps = 11000;
-
 StatusOr<nlohmann::json> RangeQuery(const DaemonView& view, const nlohmann::json& request) {
   VIGIL_ASSIGN_OR_RETURN(std::string selector, JsonSelector(request));
   VIGIL_ASSIGN_OR_RETURN(int64_t end, JsonTime(request, "end_ns", UnixNanos()));
@@ -67,17 +63,7 @@ StatusOr<nlohmann::json> RangeQuery(const DaemonView& view, const nlohmann::json
   if (start > end) {
     return InvalidArgumentError("start_ns is after end_ns");
   }
-  const int64_t span = end - start;  // Both in [0, 2^63): no overflow.
-  if (step == 0 && span > kMaxRawRangeNs) {
-    return InvalidArgumentError(fmt::format(
-        "a window of {} with step_ns 0 is too large: at most {} of raw points; pass "
-        "step_ns >= {}",
-        FormatDuration(span), FormatDuration(kMaxRawRangeNs), span / kMaxRangeSteps + 1));
-  }
-  if (step > 0 && span / step > kMaxRangeSteps) {
-    return InvalidArgumentError(fmt::format("at most {} steps per series: pass step_ns >= {}",
-                                            kMaxRangeSteps, span / kMaxRangeSteps + 1));
-  }
+  VIGIL_RETURN_IF_ERROR(CheckRangeWork(start, end, step));
   return QueryRange(*view.store, selector, start, end, step);
 }
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "base/strings.h"
 #include "base/time_util.h"
 
@@ -129,6 +131,25 @@ StatusOr<int64_t> ParseApiStep(std::string_view text) {
     return InvalidArgumentError("bad step '" + SanitizeForLog(text) + "': want e.g. 15s or 60");
   }
   return *d;
+}
+
+Status CheckRangeWork(int64_t start_ns, int64_t end_ns, int64_t step_ns) {
+  constexpr int64_t kMaxRawRangeNs = 6 * 3600 * kNanosPerSecond;
+  constexpr int64_t kMaxRangeSteps = 11000;
+  const int64_t span = end_ns - start_ns;  // Both in [0, 2^63): no overflow.
+  if (step_ns == 0 && span > kMaxRawRangeNs) {
+    return InvalidArgumentError(
+        fmt::format("a window of {} with step 0 is too large: at most {} of raw points; pass a "
+                    "step of at least {}",
+                    FormatDuration(span), FormatDuration(kMaxRawRangeNs),
+                    FormatDuration(span / kMaxRangeSteps + 1)));
+  }
+  if (step_ns > 0 && span / step_ns > kMaxRangeSteps) {
+    return InvalidArgumentError(
+        fmt::format("at most {} steps per series: pass a step of at least {}", kMaxRangeSteps,
+                    FormatDuration(span / kMaxRangeSteps + 1)));
+  }
+  return OkStatus();
 }
 
 }  // namespace vigil

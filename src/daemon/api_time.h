@@ -14,6 +14,10 @@ namespace vigil {
 
 StatusOr<int64_t> ParseApiTime(std::string_view text, int64_t now_ns);
 StatusOr<int64_t> ParseApiStep(std::string_view text);
+// The work a range query may ask for, shared by /api/v1/range and vigilRange: every stored point
+// over at most 6 h (step 0), or at most 11,000 steps per series. InvalidArgument beyond, naming
+// the smallest step that would do. `start` <= `end`, both >= 0.
+Status CheckRangeWork(int64_t start_ns, int64_t end_ns, int64_t step_ns);
 // RFC 3339 only; exposed for tests.
 StatusOr<int64_t> ParseRfc3339(std::string_view text);
 

@@ -97,6 +97,10 @@ void HttpServer::AddRoutes() {
       ReplyError(res, 400, "start is after end");
       return;
     }
+    if (Status work = CheckRangeWork(*start, *end, *step); !work.ok()) {
+      ReplyStatus(res, work);
+      return;
+    }
     auto reply = api_.range(Param(req, "selector"), *start, *end, *step);
     if (!reply.ok()) {
       ReplyStatus(res, reply.status());

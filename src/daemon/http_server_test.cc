@@ -133,6 +133,21 @@ TEST_F(HttpServerTest, OutOfRangeTimesAre400) {
   }
 }
 
+// The same work bound as vigilRange: a month of raw points, or a million steps, is refused.
+TEST_F(HttpServerTest, RangeWorkIsBoundedAsOverRpc) {
+  calls_.start = -1;
+  for (const char* q : {"start=-30d", "start=-30d&step=1s"}) {
+    auto res = client_->Get(std::string("/api/v1/range?selector=x&") + q);
+    ASSERT_TRUE(res) << q;
+    EXPECT_EQ(res->status, 400) << q;
+    EXPECT_NE(res->body.find("step of at least"), std::string::npos) << res->body;
+  }
+  EXPECT_EQ(calls_.start, -1);  // The query never ran.
+  auto fine = client_->Get("/api/v1/range?selector=x&start=-30d&step=5m");
+  ASSERT_TRUE(fine);
+  EXPECT_EQ(fine->status, 200);
+}
+
 // vigild serves GET only: a method, a body, a Transfer-Encoding or a Content-Encoding is refused
 // from the head, before a byte of any body is read.
 TEST_F(HttpServerTest, BodiesAndEncodingsAreRefusedUnread) {
