@@ -15,10 +15,24 @@ namespace {
 
 constexpr int kMaxChainDepth = 64;
 
+// What a Kineto process claims: the integer it sent ($SLURM_JOB_ID, 0 for none).
+JobInfo KinetoClaim(int64_t job_id) {
+  JobInfo claim;
+  claim.job_id = job_id != 0 ? std::to_string(job_id) : "";
+  claim.framework = "pytorch";
+  return claim;
+}
+
+void SetLabels(const JobInfo& job, RegisteredProcess* p) {
+  p->team = job.team;
+  p->model = job.model;
+  p->framework = job.framework;
+}
+
 }  // namespace
 
 bool RegisteredProcess::MatchesJob(const std::string& job) const {
-  return job == job_id || job == std::to_string(kineto_job_id);
+  return job == job_id || (job == "0" && kineto_job_id == 0);
 }
 
 StatusOr<ProcStatusIds> ParseProcStatusIds(std::string_view status_text) {
@@ -172,13 +186,18 @@ RegisteredProcess* ProcessRegistry::Upsert(const Claim& claim, const PeerCredent
   p.pids = claim.pids;
   p.host_pids = claim.host_pids;
   p.kineto_job_id = job_id;
-  if (!job_str.empty()) {
-    p.job_id = job_str;
-  }
+  p.job_id = job_str;
   p.source = source;
   p.last_seen_ns = now;
   p.reply_to = from;
   return &p;
+}
+
+JobInfo ProcessRegistry::Settle(int32_t host_pid, const JobInfo& claim) const {
+  if (options_.settle_claim) {
+    return options_.settle_claim(host_pid, claim);
+  }
+  return claim;
 }
 
 StatusOr<int32_t> ProcessRegistry::RegisterContext(const PeerCredentials& cred,
@@ -189,31 +208,20 @@ StatusOr<int32_t> ProcessRegistry::RegisterContext(const PeerCredentials& cred,
     ++counters_.refused_claims;
     return claim.status();
   }
-  std::string job = context.job_id != 0 ? std::to_string(context.job_id) : "";
-  if (job.empty() && options_.resolve_job_id) {
-    job = options_.resolve_job_id(claim->host_pids[0]);
-  }
-  std::optional<RegisteredProcess> fresh;
+  const JobInfo job = Settle(claim->host_pids[0], KinetoClaim(context.job_id));
   int32_t count = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    bool created = false;
-    RegisteredProcess* p = Upsert(*claim, cred, context.job_id, job, "kineto", from, &created);
-    if (p == nullptr) {
-      return ResourceExhaustedError("process registry is full");
-    }
-    p->gpus.insert(context.gpu);
-    for (const auto& [pid, other] : by_host_pid_) {
-      if (other.kineto_job_id == context.job_id && other.gpus.count(context.gpu) != 0) {
-        ++count;
-      }
-    }
-    if (created) {
-      fresh = *p;
-    }
+  std::lock_guard<std::mutex> lock(mu_);
+  bool created = false;
+  RegisteredProcess* p = Upsert(*claim, cred, context.job_id, job.job_id, "kineto", from, &created);
+  if (p == nullptr) {
+    return ResourceExhaustedError("process registry is full");
   }
-  if (fresh && options_.on_register) {
-    options_.on_register(*fresh);
+  SetLabels(job, p);
+  p->gpus.insert(context.gpu);
+  for (const auto& [pid, other] : by_host_pid_) {
+    if (other.job_id == p->job_id && other.gpus.count(context.gpu) != 0) {
+      ++count;
+    }
   }
   return count;
 }
@@ -225,41 +233,37 @@ StatusOr<std::string> ProcessRegistry::Poll(const PeerCredentials& cred,
     ++counters_.refused_claims;
     return claim.status();
   }
-  std::string job;
+  const int32_t host_pid = claim->host_pids[0];
+  std::optional<JobInfo> job;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (RegisteredProcess* known = FindLocked(claim->host_pids[0]); known != nullptr) {
-      job = known->job_id;  // Resolved once, at registration.
+    if (RegisteredProcess* known = FindLocked(host_pid); known != nullptr) {
+      job = JobInfo{};  // Settled once, at registration.
+      job->job_id = known->job_id;
     }
   }
-  if (job.empty()) {
-    job = request.job_id != 0 ? std::to_string(request.job_id) : "";
-    if (job.empty() && options_.resolve_job_id) {
-      job = options_.resolve_job_id(claim->host_pids[0]);
-    }
+  const bool settled_now = !job.has_value();
+  if (settled_now) {
+    job = Settle(host_pid, KinetoClaim(request.job_id));
   }
   std::string config;
   std::string delivered_trace;
-  std::optional<RegisteredProcess> fresh;
-  int32_t host_pid = claim->host_pids[0];
   {
     std::lock_guard<std::mutex> lock(mu_);
     bool created = false;
-    RegisteredProcess* p = Upsert(*claim, cred, request.job_id, job, "kineto", from, &created);
+    RegisteredProcess* p =
+        Upsert(*claim, cred, request.job_id, job->job_id, "kineto", from, &created);
     if (p == nullptr) {
       return ResourceExhaustedError("process registry is full");
+    }
+    if (settled_now) {
+      SetLabels(*job, p);
     }
     if ((request.config_type & kKinetoConfigActivities) != 0 && !p->pending_config.empty()) {
       config = p->pending_config + "\n";
       p->pending_config.clear();
       delivered_trace = p->trace_id;
     }
-    if (created) {
-      fresh = *p;
-    }
-  }
-  if (fresh && options_.on_register) {
-    options_.on_register(*fresh);
   }
   if (!delivered_trace.empty() && observer_ != nullptr) {
     observer_->OnDelivered(host_pid, delivered_trace, clock_());
@@ -279,31 +283,24 @@ StatusOr<RegisteredProcess> ProcessRegistry::RegisterClient(const PeerCredential
     ++counters_.refused_claims;
     return claim.status();
   }
-  std::string job = reg.job_id;
-  if (job.empty() && options_.resolve_job_id) {
-    job = options_.resolve_job_id(claim->host_pids[0]);
-  }
-  RegisteredProcess copy;
+  JobInfo asked;
+  asked.job_id = reg.job_id;
+  asked.team = reg.team;
+  asked.model = reg.model;
+  asked.framework = reg.framework;
+  const JobInfo job = Settle(claim->host_pids[0], asked);
+  std::lock_guard<std::mutex> lock(mu_);
   bool created = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    RegisteredProcess* p = Upsert(*claim, cred, 0, job, "vigil_client", from, &created);
-    if (p == nullptr) {
-      return ResourceExhaustedError("process registry is full");
-    }
-    p->team = reg.team;
-    p->model = reg.model;
-    p->framework = reg.framework;
-    p->peak_flops = reg.peak_flops;
-    if (reg.gpu >= 0) {
-      p->gpus.insert(reg.gpu);
-    }
-    copy = *p;
+  RegisteredProcess* p = Upsert(*claim, cred, 0, job.job_id, "vigil_client", from, &created);
+  if (p == nullptr) {
+    return ResourceExhaustedError("process registry is full");
   }
-  if (created && options_.on_register) {
-    options_.on_register(copy);
+  SetLabels(job, p);
+  p->peak_flops = reg.peak_flops;
+  if (reg.gpu >= 0) {
+    p->gpus.insert(reg.gpu);
   }
-  return copy;
+  return *p;
 }
 
 StatusOr<std::string> ProcessRegistry::PollClient(const PeerCredentials& cred,
