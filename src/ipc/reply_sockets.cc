@@ -28,11 +28,11 @@ size_t ReplySockets::size() const {
   return slots_.size();
 }
 
-std::string ReplySockets::IdleSlot(int uid) const {
+std::string ReplySockets::IdleSlot(std::optional<int> uid) const {
   const std::string* best = nullptr;
   uint64_t best_used = 0;
   for (const auto& [key, slot] : slots_) {
-    if ((uid != -1 && slot.uid != uid) || (best != nullptr && slot.last_used >= best_used)) {
+    if ((uid && slot.uid != *uid) || (best != nullptr && slot.last_used >= best_used)) {
       continue;
     }
     if (Unread(slot.fd.get()) == 0) {
@@ -53,7 +53,7 @@ ReplySockets::Slot* ReplySockets::SlotFor(int uid, const std::string& key, Statu
   if (used >= options_.max_per_uid) {
     reuse = IdleSlot(uid);
   } else if (slots_.size() >= options_.max_total) {
-    reuse = IdleSlot(-1);
+    reuse = IdleSlot(std::nullopt);
   }
   Slot slot;
   if (!reuse.empty()) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -59,8 +60,8 @@ class ReplySockets {
   // leave none. Called with mu_ held.
   Slot* SlotFor(int uid, const std::string& key, Status* error);
   // An idle slot (nothing unread) to take over: the least recently used of `uid`'s, or of all
-  // when uid is -1. Returns its key, or "" when none is idle.
-  std::string IdleSlot(int uid) const;
+  // without a uid. Returns its key, or "" when none is idle.
+  std::string IdleSlot(std::optional<int> uid) const;
 
   ReplySocketsOptions options_;
   mutable std::mutex mu_;
