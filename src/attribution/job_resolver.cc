@@ -267,6 +267,10 @@ void JobResolver::RecordRegistration(int pid, const JobInfo& info) {
   // this pid until Prune() sees it gone.
   const uint64_t start = stat.ok() ? stat->starttime_ticks : 0;
   std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->registrations.find(pid);
+  if (it != impl_->registrations.end() && it->second.first == start && it->second.second == info) {
+    return;  // The same claim again: cached answers stand.
+  }
   impl_->registrations[pid] = {start, info};
   impl_->cache.clear();  // Descendants' cached answers are stale now.
 }

@@ -29,6 +29,13 @@ void SetLabels(const JobInfo& job, RegisteredProcess* p) {
   p->framework = job.framework;
 }
 
+void SetSettled(const JobInfo& claim, const JobInfo& job, int64_t now, RegisteredProcess* p) {
+  p->claim = claim;
+  p->job_id = job.job_id;
+  SetLabels(job, p);
+  p->settled_ns = now;
+}
+
 }  // namespace
 
 bool RegisteredProcess::MatchesJob(const std::string& job) const {
@@ -200,6 +207,26 @@ JobInfo ProcessRegistry::Settle(int32_t host_pid, const JobInfo& claim) const {
   return claim;
 }
 
+void ProcessRegistry::MaybeResettle(int32_t host_pid) {
+  if (!options_.settle_claim) {
+    return;
+  }
+  JobInfo claim;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    RegisteredProcess* p = FindLocked(host_pid);
+    if (p == nullptr || clock_() - p->settled_ns < options_.resettle_ns) {
+      return;
+    }
+    claim = p->claim;
+  }
+  const JobInfo job = Settle(host_pid, claim);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (RegisteredProcess* p = FindLocked(host_pid); p != nullptr && p->claim == claim) {
+    SetSettled(claim, job, clock_(), p);
+  }
+}
+
 StatusOr<int32_t> ProcessRegistry::RegisterContext(const PeerCredentials& cred,
                                                    const KinetoContext& context,
                                                    const IpcAddress& from) {
@@ -208,7 +235,8 @@ StatusOr<int32_t> ProcessRegistry::RegisterContext(const PeerCredentials& cred,
     ++counters_.refused_claims;
     return claim.status();
   }
-  const JobInfo job = Settle(claim->host_pids[0], KinetoClaim(context.job_id));
+  const JobInfo asked = KinetoClaim(context.job_id);
+  const JobInfo job = Settle(claim->host_pids[0], asked);
   int32_t count = 0;
   std::lock_guard<std::mutex> lock(mu_);
   bool created = false;
@@ -216,7 +244,7 @@ StatusOr<int32_t> ProcessRegistry::RegisterContext(const PeerCredentials& cred,
   if (p == nullptr) {
     return ResourceExhaustedError("process registry is full");
   }
-  SetLabels(job, p);
+  SetSettled(asked, job, clock_(), p);
   p->gpus.insert(context.gpu);
   for (const auto& [pid, other] : by_host_pid_) {
     if (other.job_id == p->job_id && other.gpus.count(context.gpu) != 0) {
@@ -243,8 +271,15 @@ StatusOr<std::string> ProcessRegistry::Poll(const PeerCredentials& cred,
     }
   }
   const bool settled_now = !job.has_value();
+  const JobInfo asked = KinetoClaim(request.job_id);
   if (settled_now) {
-    job = Settle(host_pid, KinetoClaim(request.job_id));
+    job = Settle(host_pid, asked);
+  } else {
+    MaybeResettle(host_pid);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (RegisteredProcess* known = FindLocked(host_pid); known != nullptr) {
+      job->job_id = known->job_id;
+    }
   }
   std::string config;
   std::string delivered_trace;
@@ -257,7 +292,7 @@ StatusOr<std::string> ProcessRegistry::Poll(const PeerCredentials& cred,
       return ResourceExhaustedError("process registry is full");
     }
     if (settled_now) {
-      SetLabels(*job, p);
+      SetSettled(asked, *job, clock_(), p);
     }
     if ((request.config_type & kKinetoConfigActivities) != 0 && !p->pending_config.empty()) {
       config = p->pending_config + "\n";
@@ -295,7 +330,7 @@ StatusOr<RegisteredProcess> ProcessRegistry::RegisterClient(const PeerCredential
   if (p == nullptr) {
     return ResourceExhaustedError("process registry is full");
   }
-  SetLabels(job, p);
+  SetSettled(asked, job, clock_(), p);
   p->peak_flops = reg.peak_flops;
   if (reg.gpu >= 0) {
     p->gpus.insert(reg.gpu);
@@ -329,6 +364,7 @@ StatusOr<std::string> ProcessRegistry::PollClient(const PeerCredentials& cred,
 }
 
 StatusOr<RegisteredProcess> ProcessRegistry::Touch(const PeerCredentials& cred) {
+  MaybeResettle(cred.pid);
   std::lock_guard<std::mutex> lock(mu_);
   RegisteredProcess* p = FindLocked(cred.pid);
   if (p == nullptr) {

@@ -48,6 +48,8 @@ struct RegisteredProcess {
   IpcAddress reply_to;
   std::string pending_config;  // Activity config waiting for the next poll.
   std::string trace_id;        // The session holding this process; "" when idle.
+  JobInfo claim;               // What it claimed at registration (job_id "" for none).
+  int64_t settled_ns = 0;      // When job_id and the labels were last settled from the claim.
 
   // True when `job` names this process's job: its settled id, or "0" when Kineto sent no job id
   // (Dynolog's default). Any other integer Kineto sent never matches by itself: it is the
@@ -77,6 +79,9 @@ struct ProcessRegistryOptions {
   // wires JobResolver::SettleClaim here (SLURM cgroup, Kubernetes pod, mapping file, ...).
   // Unset: the claim is stored as sent (tests, benchmarks).
   std::function<JobInfo(int32_t host_pid, const JobInfo& claim)> settle_claim;
+  // A registered process's claim is settled again when it talks after this long, so a claim
+  // the resolver withdraws later (the scheduler's job of that id appeared) is withdrawn here too.
+  int64_t resettle_ns = int64_t{30} * 1000 * 1000 * 1000;
 };
 
 struct ClientRegistration {  // libvigil_client's "vigil.reg".
@@ -157,6 +162,8 @@ class ProcessRegistry {
                             const IpcAddress& from, bool* created);
   // What the daemon stores for a process claiming `claim` (settle_claim, or the claim as sent).
   JobInfo Settle(int32_t host_pid, const JobInfo& claim) const;
+  // Settles a registered process's claim again once resettle_ns have passed since the last time.
+  void MaybeResettle(int32_t host_pid);
 
   StatusOr<Claim> VerifyUncached(const PeerCredentials& cred, const std::vector<int32_t>& pids);
 

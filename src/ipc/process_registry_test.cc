@@ -183,6 +183,30 @@ TEST_F(RegistryTest, ClaimedJobsAndLabelsAreWhatTheResolverSettles) {
   EXPECT_TRUE(registry.Match("victim-job", {}).empty());
 }
 
+TEST_F(RegistryTest, AClaimTheResolverWithdrawsLaterIsWithdrawnOnTheNextPoll) {
+  ProcessRegistryOptions options;
+  options.proc_root = dir_.path();
+  bool scheduler_runs_1235 = false;
+  options.settle_claim = [&](int32_t, const JobInfo& claim) {
+    JobInfo job;
+    job.job_id = scheduler_runs_1235 ? "" : claim.job_id;  // Accepted until job 1235 appears.
+    return job;
+  };
+  ProcessRegistry registry(options, clock_.Fn());
+  ASSERT_TRUE(registry.Poll({600, 0, 0}, KinetoRequest{2, 1235, {600}}, from_).ok());
+  ASSERT_EQ(registry.Match("1235", {}).size(), 1u);
+
+  scheduler_runs_1235 = true;
+  clock_.Advance(10 * kSecond);
+  ASSERT_TRUE(registry.Poll({600, 0, 0}, KinetoRequest{2, 1235, {600}}, from_).ok());
+  EXPECT_EQ(registry.Match("1235", {}).size(), 1u);  // Settled at most every 30 s.
+  clock_.Advance(21 * kSecond);
+  ASSERT_TRUE(registry.Poll({600, 0, 0}, KinetoRequest{2, 1235, {600}}, from_).ok());
+  EXPECT_TRUE(registry.Match("1235", {}).empty());
+  ASSERT_TRUE(registry.Touch({600, 0, 0}).ok());
+  EXPECT_EQ(registry.Find(600)->job_id, "");
+}
+
 class RecordingObserver : public RegistryObserver {
  public:
   void OnDelivered(int32_t host_pid, const std::string& trace_id, int64_t) override {
