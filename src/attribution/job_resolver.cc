@@ -92,7 +92,7 @@ struct JobResolver::Impl {
     return std::nullopt;
   }
 
-  void ApplyCgroupRules(JobInfo* info, bool user_from_path) const {
+  void ApplyCgroupRules(JobInfo* info, bool user_from_path) {
     std::optional<CgroupJobMatch> m = MatchCgroupPath(info->cgroup);
     if (!m) {
       return;
@@ -103,10 +103,54 @@ struct JobResolver::Impl {
     if (info->job_id.empty() && !m->job_id.empty()) {
       info->job_id = m->job_id;
       info->rule = m->rule;
+      NoteSchedulerJob(m->job_id);
     }
   }
 
-  void ApplyEnvironment(int pid, JobInfo* info) const {
+  // Remembers a job id that a cgroup gives: from then on no claim outside it may name it.
+  void NoteSchedulerJob(const std::string& job_id) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (scheduler_jobs.count(job_id) != 0) {
+      return;
+    }
+    if (scheduler_jobs.size() >= kMaxCacheEntries) {
+      scheduler_jobs.clear();  // Bounded memory; live jobs are seen again on their next resolve.
+    }
+    scheduler_jobs.insert(job_id);
+    cache.clear();  // A process resolved earlier may have claimed this id.
+  }
+
+  bool IsSchedulerJob(const std::string& job_id) {
+    std::lock_guard<std::mutex> lock(mu);
+    return scheduler_jobs.count(job_id) != 0;
+  }
+
+  // What a process says about its own job (IPC claim or environment) may name the job only where
+  // the scheduler has not, and never a job the scheduler runs elsewhere on this host.
+  bool MayClaim(const JobInfo& info, const std::string& job_id) {
+    return info.job_id.empty() && !job_id.empty() && !IsSchedulerJob(job_id);
+  }
+
+  // The job part of an IPC claim: it names the job only where MayClaim allows.
+  void ClaimJob(const JobInfo& claim, JobInfo* info) {
+    if (MayClaim(*info, claim.job_id)) {
+      info->job_id = claim.job_id;
+      info->rule = "ipc_registration";
+    }
+  }
+
+  // The labels of an IPC claim, applied last (the operator's mapping file fills first): they
+  // count only for the job the claim names, once that is the process's job.
+  static void ClaimLabels(const JobInfo& claim, JobInfo* info) {
+    if (claim.job_id.empty() || claim.job_id != info->job_id) {
+      return;  // Claims about a job the process is not in are dropped whole.
+    }
+    Fill(&info->team, claim.team);
+    Fill(&info->model, claim.model);
+    Fill(&info->framework, claim.framework);
+  }
+
+  void ApplyEnvironment(int pid, JobInfo* info) {
     if (options.env_allow_list.empty()) {
       return;
     }
@@ -116,9 +160,9 @@ struct JobResolver::Impl {
     }
     std::map<std::string, std::string> env = ParseEnviron(*text, options.env_allow_list);
     for (std::string_view var : kJobIdVars) {
-      std::string_view value = Lookup(env, var);
-      if (info->job_id.empty() && !value.empty()) {
-        info->job_id = std::string(value);
+      const std::string value(Lookup(env, var));
+      if (MayClaim(*info, value)) {
+        info->job_id = value;
         info->rule = "env";
       }
     }
@@ -154,20 +198,17 @@ struct JobResolver::Impl {
     }
     ProcStatus status = status_text.ok() ? ParseProcStatus(*status_text) : ProcStatus();
     const int ppid = status.ppid >= 0 ? status.ppid : stat.ppid;
-    if (std::optional<JobInfo> reg = FindRegistration(pid, stat.starttime_ticks, ppid)) {
-      info.job_id = reg->job_id;
-      info.team = reg->team;
-      info.model = reg->model;
-      info.framework = reg->framework;
-      info.user = reg->user;
-      if (!info.job_id.empty()) {
-        info.rule = "ipc_registration";
-      }
+    ApplyCgroupRules(&info, /*user_from_path=*/false);  // The scheduler's word first.
+    const std::optional<JobInfo> reg = FindRegistration(pid, stat.starttime_ticks, ppid);
+    if (reg) {
+      ClaimJob(*reg, &info);
     }
     Fill(&info.user, UserNameForUid(status.uid));
-    ApplyCgroupRules(&info, /*user_from_path=*/false);
     ApplyEnvironment(pid, &info);
     ApplyMapping(&info);
+    if (reg) {
+      ClaimLabels(*reg, &info);
+    }
     if (info.rule.empty()) {
       info.rule = "none";
     }
@@ -179,6 +220,7 @@ struct JobResolver::Impl {
   std::shared_ptr<const JobMapping> mapping;                    // Guarded by mu.
   std::unordered_map<int, std::pair<uint64_t, JobInfo>> cache;  // pid -> (starttime, info).
   std::map<int, std::pair<uint64_t, JobInfo>> registrations;    // pid -> (starttime, info).
+  std::set<std::string> scheduler_jobs;                         // Job ids a cgroup gave.
 };
 
 JobResolver::JobResolver(JobResolverOptions options)
@@ -225,8 +267,37 @@ void JobResolver::RecordRegistration(int pid, const JobInfo& info) {
   // this pid until Prune() sees it gone.
   const uint64_t start = stat.ok() ? stat->starttime_ticks : 0;
   std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->registrations.find(pid);
+  if (it != impl_->registrations.end() && it->second.first == start && it->second.second == info) {
+    return;  // The same claim again: cached answers stand.
+  }
   impl_->registrations[pid] = {start, info};
   impl_->cache.clear();  // Descendants' cached answers are stale now.
+}
+
+JobInfo JobResolver::SettleClaim(int pid, const JobInfo& claim) {
+  // A claim of no job is no registration (it would hide an ancestor's); its labels may still
+  // describe whatever job the process is in.
+  if (!claim.job_id.empty()) {
+    RecordRegistration(pid, claim);
+  }
+  JobInfo info;
+  if (StatusOr<JobInfo> resolved = Resolve(pid); resolved.ok()) {
+    info = *resolved;
+  } else {
+    impl_->ClaimJob(claim, &info);
+    impl_->ApplyMapping(&info);
+    impl_->ClaimLabels(claim, &info);
+  }
+  if (claim.job_id.empty()) {
+    Fill(&info.team, claim.team);
+    Fill(&info.model, claim.model);
+    Fill(&info.framework, claim.framework);
+  }
+  if (info.rule.empty()) {
+    info.rule = "none";
+  }
+  return info;
 }
 
 void JobResolver::Prune() {

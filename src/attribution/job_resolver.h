@@ -2,8 +2,11 @@
 // pid -> job resolution. Reads <proc>/<pid>/cgroup (SLURM job_N paths, Kubernetes pod UIDs,
 // systemd units), <proc>/<pid>/status (uid -> user), and, only for variables on an opt-in
 // allow-list, <proc>/<pid>/environ; then applies the configured mapping file (job or cgroup
-// pattern -> team/model/framework). Results are cached per (pid, start time) so a reused pid is
-// never attributed to the old job. Thread-safe: any thread may call Resolve().
+// pattern -> team/model/framework). What a process claims about itself (IPC registration, its
+// environment) never outranks the scheduler: a cgroup that names a job decides, and a claim may
+// not name a job the scheduler gives other processes of this host. Results are cached per
+// (pid, start time) so a reused pid is never attributed to the old job. Thread-safe: any thread
+// may call Resolve().
 #pragma once
 
 #include <memory>
@@ -37,9 +40,16 @@ class JobResolver {
   Status LoadMapping();
   // NotFound when the process is gone. A process no rule identifies gets rule "none".
   StatusOr<JobInfo> Resolve(int pid);
-  // Records a job claimed over IPC (Kineto or libvigil_client registration): it wins over
-  // cgroup rules for that pid and its descendants, with rule "ipc_registration".
+  // Records a job claimed over IPC (Kineto or libvigil_client registration) for that pid and its
+  // descendants. The claim is the process's own, unverified word: where the process's cgroup
+  // names a job (SLURM, Kubernetes, systemd) that job stands, and the claim's team, model and
+  // framework are kept only if it names the same job; elsewhere it names the job (rule
+  // "ipc_registration") unless a cgroup gives that job id to other processes of this host.
+  // info.user is ignored: the user always comes from the uid.
   void RecordRegistration(int pid, const JobInfo& info);
+  // RecordRegistration, then what pid resolves to with the claim. A process that cannot be read
+  // gets the claim judged alone (no cgroup known): what the IPC side stores for it.
+  JobInfo SettleClaim(int pid, const JobInfo& claim);
   // Drops cache entries of processes that no longer exist.
   void Prune();
 

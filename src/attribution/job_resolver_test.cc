@@ -115,6 +115,86 @@ TEST(JobResolverTest, RegistrationWinsAndIsInheritedByDescendants) {
   EXPECT_EQ(unrelated->rule, "mapping_file");
 }
 
+TEST(JobResolverTest, AClaimOfAnotherJobNeverOutranksTheSchedulerCgroup) {
+  JobResolver resolver(FixtureOptions());
+  ASSERT_TRUE(resolver.LoadMapping().ok());
+  JobInfo claim;
+  claim.job_id = "9999";
+  claim.team = "evil";
+  claim.model = "forged";
+
+  JobInfo settled = resolver.SettleClaim(100, claim);  // In SLURM job 1234.
+
+  EXPECT_EQ(settled.job_id, "1234");
+  EXPECT_EQ(settled.rule, "slurm_cgroup");
+  EXPECT_EQ(settled.team, "llm");  // The mapping file's; the claim's labels are dropped whole.
+  EXPECT_EQ(settled.model, "llama-70b");
+  EXPECT_EQ(*resolver.Resolve(100), settled);
+}
+
+TEST(JobResolverTest, AClaimThatAgreesWithTheCgroupOnlyFillsEmptyLabels) {
+  JobResolver resolver(FixtureOptions());
+  ASSERT_TRUE(resolver.LoadMapping().ok());
+  JobInfo claim;
+  claim.job_id = "1234";
+  claim.team = "other";
+  claim.framework = "jax";
+  JobInfo agreeing;
+  agreeing.job_id = "77";
+  agreeing.model = "m77";
+
+  EXPECT_EQ(resolver.SettleClaim(101, claim).team, "llm");           // The operator's stands.
+  EXPECT_EQ(resolver.SettleClaim(101, claim).framework, "pytorch");  // So does this.
+  JobInfo job77 = resolver.SettleClaim(110, agreeing);
+  EXPECT_EQ(job77.job_id, "77");
+  EXPECT_EQ(job77.rule, "slurm_cgroup");
+  EXPECT_EQ(job77.model, "m77");
+}
+
+TEST(JobResolverTest, AProcessOutsideAJobsCgroupCannotClaimThatJob) {
+  JobResolver resolver(FixtureOptions());
+  ASSERT_TRUE(resolver.LoadMapping().ok());
+  ASSERT_EQ(resolver.Resolve(100)->job_id, "1234");  // The scheduler runs job 1234 here.
+  JobInfo claim;
+  claim.job_id = "1234";
+  claim.team = "evil";
+  claim.model = "forged";
+
+  JobInfo settled = resolver.SettleClaim(702, claim);  // A login session: no job.
+
+  EXPECT_EQ(settled.job_id, "");
+  EXPECT_EQ(settled.team, "");
+  EXPECT_EQ(settled.rule, "none");
+  EXPECT_EQ(resolver.Resolve(100)->team, "llm");
+  EXPECT_EQ(resolver.Resolve(100)->model, "llama-70b");
+  // A job id no cgroup gives stays the process's own, unverified word.
+  claim.job_id = "my-run";
+  settled = resolver.SettleClaim(702, claim);
+  EXPECT_EQ(settled.job_id, "my-run");
+  EXPECT_EQ(settled.rule, "ipc_registration");
+  EXPECT_EQ(settled.team, "evil");
+}
+
+TEST(JobResolverTest, AClaimMadeBeforeTheSchedulerJobWasSeenIsWithdrawn) {
+  JobResolver resolver(FixtureOptions());
+  JobInfo claim;
+  claim.job_id = "77";
+  ASSERT_EQ(resolver.SettleClaim(702, claim).job_id, "77");  // Nothing knows job 77 yet.
+
+  ASSERT_EQ(resolver.Resolve(110)->job_id, "77");  // Its real process is seen.
+
+  EXPECT_EQ(resolver.Resolve(702)->job_id, "");
+}
+
+TEST(JobResolverTest, EnvironmentCannotNameAJobTheSchedulerRunsElsewhere) {
+  JobResolver resolver(FixtureOptions());
+  ASSERT_EQ(resolver.Resolve(700)->job_id, "555");  // SLURM_JOB_ID=555 in its environment.
+
+  EXPECT_EQ(resolver.ResolveCgroup("/slurm/uid_4242/job_555/step_0").job_id, "555");
+
+  EXPECT_NE(resolver.Resolve(700)->job_id, "555");
+}
+
 TEST(JobResolverTest, MissingProcessIsNotFound) {
   JobResolver resolver(FixtureOptions());
 

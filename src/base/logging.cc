@@ -9,6 +9,8 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "base/log_text.h"
+
 namespace vigil {
 namespace {
 
@@ -83,22 +85,10 @@ bool LogEnabled(LogLevel level) { return static_cast<int>(level) >= g_level.load
 
 void LogMessage(LogLevel level, const char* /*file*/, int /*line*/, std::string_view message) {
   if (auto& json = JsonLogger()) {
-    std::string escaped;
-    escaped.reserve(message.size());
-    for (char c : message) {
-      if (c == '"' || c == '\\') {
-        escaped += '\\';
-        escaped += c;
-      } else if (static_cast<unsigned char>(c) < 0x20) {
-        escaped += ' ';
-      } else {
-        escaped += c;
-      }
-    }
-    json->log(ToSpd(level), "{}", escaped);
+    json->log(ToSpd(level), "{}", EscapeLogText(message, /*json=*/true));
     return;
   }
-  Logger().log(ToSpd(level), "{}", message);
+  Logger().log(ToSpd(level), "{}", EscapeLogText(message, /*json=*/false));
 }
 
 int64_t LogMonotonicSeconds() {

@@ -57,21 +57,8 @@ TracingStack::TracingStack(const DaemonConfig& config, std::shared_ptr<JobResolv
   ProcessRegistryOptions ro;
   ro.proc_root = config.proc_root;
   if (resolver) {
-    ro.resolve_job_id = [resolver](int32_t pid) {
-      auto job = resolver->Resolve(pid);
-      return job.ok() ? job->job_id : std::string();
-    };
-    ro.on_register = [resolver](const RegisteredProcess& p) {
-      if (p.job_id.empty()) {
-        return;
-      }
-      JobInfo info;
-      info.job_id = p.job_id;
-      info.team = p.team;
-      info.model = p.model;
-      info.framework = p.source == "kineto" ? "pytorch" : p.framework;
-      info.rule = "ipc_registration";
-      resolver->RecordRegistration(p.host_pid, info);
+    ro.settle_claim = [resolver](int32_t pid, const JobInfo& claim) {
+      return resolver->SettleClaim(pid, claim);
     };
   }
   registry_ = std::make_unique<ProcessRegistry>(ro, &MonotonicNanos);

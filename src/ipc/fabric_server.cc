@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ipc/fabric_server.h"
 
+#include <optional>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -20,10 +21,14 @@ const MetricDesc kIpcReplies{"vigil_daemon_ipc_replies_total", "IPC fabric repli
 const MetricDesc kIpcProcesses{"vigil_daemon_ipc_processes",
                                "Processes registered over the IPC fabric.", MetricKind::kGauge, ""};
 
+constexpr double kMaxPid = 4194304;  // PID_MAX_LIMIT.
+constexpr double kMaxGpu = 65535;
+
 }  // namespace
 
-FabricServer::FabricServer(ProcessRegistry* registry, JobMetrics* job_metrics)
-    : registry_(registry), job_metrics_(job_metrics) {}
+FabricServer::FabricServer(ProcessRegistry* registry, JobMetrics* job_metrics,
+                           ReplySocketsOptions reply_options)
+    : registry_(registry), job_metrics_(job_metrics), replies_(reply_options) {}
 
 FabricServer::~FabricServer() { Stop(); }
 
@@ -48,23 +53,34 @@ const IpcAddress& FabricServer::address() const {
   return endpoint_ ? endpoint_->address() : kNone;
 }
 
-void FabricServer::Reply(const IpcAddress& to, std::string_view type, std::string_view payload) {
-  if (!endpoint_ || to.len <= sizeof(sa_family_t)) {
-    ++registry_->counters().replies_dropped;  // An unnamed sender cannot be answered.
+void FabricServer::Reply(const ReceivedDatagram& d, std::string_view type,
+                         std::string_view payload) {
+  IpcCounters& counters = registry_->counters();
+  if (!endpoint_ || d.from.len <= sizeof(sa_family_t)) {
+    ++counters.replies_dropped;  // An unnamed sender cannot be answered.
     return;
   }
   auto bytes = EncodeIpcMessage(type, payload);
   if (!bytes.ok()) {
-    ++registry_->counters().replies_dropped;
+    ++counters.replies_dropped;
     return;
   }
-  Status s = endpoint_->SendTo(to, *bytes);
-  if (s.ok()) {
-    ++registry_->counters().replies_sent;
-  } else {
-    ++registry_->counters().replies_dropped;
-    VIGIL_LOG_EVERY_N_SEC(DEBUG, 10, "ipc reply dropped: err={}", s.message());
+  Status error;
+  switch (replies_.Send(d.cred.uid, d.from, *bytes, &error)) {
+    case ReplyOutcome::kSent:
+      ++counters.replies_sent;
+      return;
+    case ReplyOutcome::kUnread:
+      ++counters.replies_unread;
+      break;
+    case ReplyOutcome::kOverBudget:
+      ++counters.replies_over_budget;
+      break;
+    case ReplyOutcome::kFailed:
+      ++counters.replies_dropped;
+      break;
   }
+  VIGIL_LOG_EVERY_N_SEC(DEBUG, 10, "ipc reply dropped: uid={} err={}", d.cred.uid, error.message());
 }
 
 void FabricServer::Handle(const ReceivedDatagram& d) {
@@ -96,7 +112,7 @@ void FabricServer::Handle(const ReceivedDatagram& d) {
       VIGIL_LOG_EVERY_N_SEC(WARN, 10, "ipc registration refused: from={} err={}",
                             d.from.DisplayName(), count.status().message());
     }
-    Reply(d.from, kIpcTypeContext, EncodeContextReplyPayload(count.ok() ? *count : -1));
+    Reply(d, kIpcTypeContext, EncodeContextReplyPayload(count.ok() ? *count : -1));
   } else if (message->type == kIpcTypeRequest) {
     auto request = DecodeKinetoRequestPayload(message->payload);
     if (!request.ok()) {
@@ -108,7 +124,7 @@ void FabricServer::Handle(const ReceivedDatagram& d) {
       VIGIL_LOG_EVERY_N_SEC(WARN, 10, "ipc poll refused: from={} err={}", d.from.DisplayName(),
                             config.status().message());
     }
-    Reply(d.from, kIpcTypeRequest, config.ok() ? *config : std::string());
+    Reply(d, kIpcTypeRequest, config.ok() ? *config : std::string());
   } else if (message->type.starts_with("vigil.")) {
     HandleVigil(d, *message);
   } else {
@@ -132,13 +148,30 @@ void FabricServer::HandleVigil(const ReceivedDatagram& d, const IpcMessage& mess
     auto it = doc.find(key);
     return it != doc.end() && it->is_number() ? it->get<double>() : fallback;
   };
+  // An integer field within [lo, hi] (`fallback` when absent); nullopt for anything else, so an
+  // out-of-range number is refused rather than converted.
+  auto integer = [&](const char* key, double fallback, double lo,
+                     double hi) -> std::optional<int64_t> {
+    const double v = num(key, fallback);
+    if (!(v >= lo && v <= hi)) {
+      return std::nullopt;
+    }
+    return static_cast<int64_t>(v);
+  };
   if (message.type == kIpcTypeVigilRegister) {
     ClientRegistration reg;
-    reg.pid = static_cast<int32_t>(num("pid", 0));
+    const std::optional<int64_t> pid = integer("pid", 0, 1, kMaxPid);
+    const std::optional<int64_t> gpu = integer("gpu", -1, -1, kMaxGpu);
+    const double peak_flops = num("peak_flops", 0);
+    if (!pid || !gpu || !(peak_flops >= 0 && peak_flops <= kMaxPeakFlops)) {
+      ++counters.malformed;
+      return;
+    }
+    reg.pid = static_cast<int32_t>(*pid);
     if (auto it = doc.find("pids"); it != doc.end() && it->is_array() && it->size() <= 1024) {
       for (const auto& v : *it) {
-        if (v.is_number_integer()) {
-          reg.pids.push_back(v.get<int32_t>());
+        if (v.is_number_integer() && v.get<int64_t>() > 0 && v.get<int64_t>() <= kMaxPid) {
+          reg.pids.push_back(static_cast<int32_t>(v.get<int64_t>()));
         }
       }
     }
@@ -146,35 +179,43 @@ void FabricServer::HandleVigil(const ReceivedDatagram& d, const IpcMessage& mess
     reg.team = str("team");
     reg.model = str("model");
     reg.framework = str("framework");
-    reg.peak_flops = num("peak_flops", 0);
-    reg.gpu = static_cast<int32_t>(num("gpu", -1));
-    if (reg.pid <= 0) {
-      ++counters.malformed;
-      return;
-    }
+    reg.peak_flops = peak_flops;
+    reg.gpu = static_cast<int32_t>(*gpu);
     auto p = registry_->RegisterClient(d.cred, reg, d.from);
     nlohmann::json reply = p.ok() ? nlohmann::json{{"ok", true}, {"job_id", p->job_id}}
                                   : nlohmann::json{{"ok", false}, {"error", p.status().message()}};
-    Reply(d.from, kIpcTypeVigilRegister, reply.dump());
+    Reply(d, kIpcTypeVigilRegister, reply.dump());
   } else if (message.type == kIpcTypeVigilPoll) {
     auto config = registry_->PollClient(d.cred, d.from);
     nlohmann::json reply =
         config.ok() ? nlohmann::json{{"ok", true}, {"config", *config}}
                     : nlohmann::json{{"ok", false}, {"error", config.status().message()}};
-    Reply(d.from, kIpcTypeVigilPoll, reply.dump());
+    Reply(d, kIpcTypeVigilPoll, reply.dump());
   } else if (message.type == kIpcTypeVigilStep) {
     auto p = registry_->Touch(d.cred);
     if (!p.ok()) {
       ++counters.refused_claims;
       return;
     }
+    const std::optional<int64_t> steps = integer("steps", 1, 1, kMaxStepsPerReport);
+    const std::optional<int64_t> input_bytes =
+        integer("input_bytes", 0, 0, kMaxInputBytesPerReport);
+    if (!steps || !input_bytes) {
+      ++counters.refused_steps;
+      return;
+    }
     StepReport report;
-    report.steps = static_cast<int64_t>(num("steps", 1));
+    report.steps = *steps;
     report.step_seconds = num("step_seconds", -1);
-    report.input_bytes = static_cast<uint64_t>(std::max(0.0, num("input_bytes", 0)));
+    report.input_bytes = static_cast<uint64_t>(*input_bytes);
     report.model_flops = num("model_flops", 0);
-    if (job_metrics_ != nullptr && !job_metrics_->Record(*p, report).ok()) {
-      ++counters.malformed;
+    if (job_metrics_ == nullptr) {
+      return;
+    }
+    if (Status s = job_metrics_->Record(*p, report); !s.ok()) {
+      ++counters.refused_steps;
+      VIGIL_LOG_EVERY_N_SEC(WARN, 60, "ipc step report refused: pid={} job_id={} err={}", p->pid,
+                            SanitizeForLog(p->job_id, 128), s.message());
     }
   } else {
     ++counters.unknown_type;
@@ -189,8 +230,13 @@ Status FabricServer::Collect(MetricWriter& out) const {
   out.Add(kIpcDropped, static_cast<double>(c.unknown_type.load()), {{"reason", "unknown_type"}});
   out.Add(kIpcDropped, static_cast<double>(c.refused_claims.load()), {{"reason", "refused_claim"}});
   out.Add(kIpcDropped, static_cast<double>(c.registry_full.load()), {{"reason", "registry_full"}});
+  out.Add(kIpcDropped, static_cast<double>(c.refused_steps.load()),
+          {{"reason", "refused_step_report"}});
   out.Add(kIpcReplies, static_cast<double>(c.replies_sent.load()), {{"outcome", "sent"}});
   out.Add(kIpcReplies, static_cast<double>(c.replies_dropped.load()), {{"outcome", "dropped"}});
+  out.Add(kIpcReplies, static_cast<double>(c.replies_unread.load()), {{"outcome", "unread"}});
+  out.Add(kIpcReplies, static_cast<double>(c.replies_over_budget.load()),
+          {{"outcome", "over_budget"}});
   out.Add(kIpcProcesses, static_cast<double>(registry_->size()));
   return OkStatus();
 }

@@ -2,9 +2,11 @@
 // The daemon's end of the IPC fabric: binds the endpoint (abstract "dynolog" by default, or
 // <socket_dir>/<name>), validates every datagram, and answers Kineto's "ctxt" (registration:
 // int32 count) and "req" (poll: the pending config string, possibly empty) plus Vigil's
-// extensions ("vigil.reg", "vigil.poll", "vigil.step", JSON payloads). Replies go straight back to
-// the sender's address without blocking; malformed, oversized and unknown datagrams are counted
-// and dropped. Owner: ipc. Handle() runs on the endpoint's receive thread; Collect() on any.
+// extensions ("vigil.reg", "vigil.poll", "vigil.step", JSON payloads). Replies go back to the
+// sender's address without blocking, each destination from its own socket (ipc/reply_sockets.h),
+// so peers that never read cannot starve the others; malformed, oversized and unknown datagrams
+// are counted and dropped. Owner: ipc. Handle() runs on the endpoint's receive thread; Collect() on
+// any.
 #pragma once
 
 #include <memory>
@@ -14,6 +16,7 @@
 #include "ipc/endpoint.h"
 #include "ipc/job_metrics.h"
 #include "ipc/process_registry.h"
+#include "ipc/reply_sockets.h"
 #include "metrics/metric.h"
 
 namespace vigil {
@@ -26,7 +29,8 @@ struct FabricServerOptions {
 class FabricServer {
  public:
   // `job_metrics` may be null (progress reports are then only liveness).
-  FabricServer(ProcessRegistry* registry, JobMetrics* job_metrics);
+  FabricServer(ProcessRegistry* registry, JobMetrics* job_metrics,
+               ReplySocketsOptions reply_options = {});
   ~FabricServer();
 
   Status Start(const FabricServerOptions& options);
@@ -40,12 +44,13 @@ class FabricServer {
   const IpcAddress& address() const;
 
  private:
-  void Reply(const IpcAddress& to, std::string_view type, std::string_view payload);
+  void Reply(const ReceivedDatagram& to, std::string_view type, std::string_view payload);
   void HandleVigil(const ReceivedDatagram& datagram, const IpcMessage& message);
 
   ProcessRegistry* registry_;
   JobMetrics* job_metrics_;
   std::unique_ptr<IpcEndpoint> endpoint_;
+  ReplySockets replies_;
 };
 
 }  // namespace vigil

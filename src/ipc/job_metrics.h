@@ -4,7 +4,9 @@
 // reporting processes) and device-seconds per input byte (one device per reporting process).
 // Record() is called from the IPC receive thread; Collect() from the daemon's scheduler, like a
 // collector's (it writes samples through MetricWriter and knows nothing of sinks). Values of a
-// job are kept until it has not reported for `stale_ns`. Owner: ipc. Thread-safe.
+// job are kept until it has not reported for `stale_ns`. Reports come from the job's processes,
+// which may lie: a report outside the bounds below is refused whole, so a job's metrics are
+// always finite and its MFU at most 1. Owner: ipc. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +27,20 @@ struct StepReport {          // libvigil_client's "vigil.step".
   double model_flops = 0;    // Model FLOPs per step (as the application computes them).
 };
 
+// What a step report may say. Refused: no steps or more than kMaxStepsPerReport; a mean step
+// time that is not above 0 or is above a day; model FLOPs per step that are negative, above
+// 1e21 (three orders of magnitude above any model trained today) or that, over the step time,
+// exceed the process's declared peak FLOP/s (MFU above 1); a declared peak that is negative or
+// above 1e18 FLOP/s; input bytes above 1 PiB per report; anything not finite.
+inline constexpr int64_t kMaxStepsPerReport = 1000000;
+inline constexpr double kMaxStepSeconds = 86400;
+inline constexpr double kMaxModelFlopsPerStep = 1e21;
+inline constexpr double kMaxPeakFlops = 1e18;
+inline constexpr double kMaxInputBytesPerReport = 1125899906842624.0;  // 1 PiB.
+
+// InvalidArgument, naming the bound, when the report or the process's declared peak break one.
+Status ValidateStepReport(const StepReport& report, double peak_flops);
+
 extern const MetricDesc kJobStepSeconds;
 extern const MetricDesc kJobModelFlops;
 extern const MetricDesc kJobMfuRatio;
@@ -34,7 +50,7 @@ class JobMetrics {
  public:
   JobMetrics(IpcClock clock, int64_t stale_ns = int64_t{300} * 1000000000);
 
-  // InvalidArgument for negative or non-finite values.
+  // InvalidArgument (nothing recorded) when ValidateStepReport refuses the report.
   Status Record(const RegisteredProcess& process, const StepReport& report);
   // Writes the four families for every job that reported recently.
   Status Collect(MetricWriter& out);

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ipc/job_metrics.h"
 
+#include <cmath>
+#include <limits>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "ipc/ipc_test_util.h"
@@ -68,6 +72,62 @@ TEST(JobMetricsTest, RejectsNonsenseReports) {
   RegisteredProcess p;
   EXPECT_FALSE(metrics.Record(p, {0, 1, 0, 0}).ok());
   EXPECT_FALSE(metrics.Record(p, {1, -1, 0, 0}).ok());
+}
+
+TEST(JobMetricsTest, RefusesAbsurdReportsAndStaysFinite) {
+  testing_util::FakeClock clock;
+  JobMetrics metrics(clock.Fn());
+  RegisteredProcess p;
+  p.job_id = "j";
+  p.peak_flops = 1e15;
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const StepReport& bad :
+       std::vector<StepReport>{{1, 1, 0, inf},                  // +Inf FLOPs.
+                               {1, 1, 0, nan},                  // NaN.
+                               {1, 1, 0, 1e300},                // Above kMaxModelFlopsPerStep.
+                               {1, 1, 0, 2e15},                 // MFU 2 against the declared peak.
+                               {1, 0, 0, 1},                    // Zero step time.
+                               {1, inf, 0, 1},                  // Infinite step time.
+                               {1, 2 * kMaxStepSeconds, 0, 1},  // A step of two days.
+                               {kMaxStepsPerReport + 1, 1e6, 0, 1}})  // Too many steps.
+  {
+    EXPECT_EQ(metrics.Record(p, bad).code(), StatusCode::kInvalidArgument)
+        << bad.steps << " " << bad.step_seconds << " " << bad.model_flops;
+  }
+  RegisteredProcess absurd_peak = p;
+  absurd_peak.peak_flops = inf;
+  EXPECT_FALSE(metrics.Record(absurd_peak, {1, 1, 0, 1}).ok());
+  ASSERT_TRUE(metrics.Record(p, {1, 1, 0, 5e14}).ok());
+  MetricBatch batch;
+  MetricWriter out(&batch);
+  ASSERT_TRUE(metrics.Collect(out).ok());
+  for (const Sample& s : batch.samples) {
+    EXPECT_TRUE(std::isfinite(s.value)) << s.desc->name;
+  }
+  EXPECT_DOUBLE_EQ(FindSample(batch, "vigil_job_mfu_ratio")->value, 0.5);
+}
+
+TEST(JobMetricsTest, OneProcessCannotRelabelTheJob) {
+  testing_util::FakeClock clock;
+  JobMetrics metrics(clock.Fn());
+  RegisteredProcess a;
+  a.host_pid = 1;
+  a.job_id = "j";
+  a.team = "first";
+  RegisteredProcess b = a;
+  b.host_pid = 2;
+  b.team = "second";
+  b.model = "m";
+  ASSERT_TRUE(metrics.Record(a, {1, 1, 0, 1}).ok());
+  ASSERT_TRUE(metrics.Record(b, {1, 1, 0, 1}).ok());
+  MetricBatch batch;
+  MetricWriter out(&batch);
+  ASSERT_TRUE(metrics.Collect(out).ok());
+  const Sample* s = FindSample(batch, "vigil_job_step_seconds");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(LabelValue(s->labels, "team"), "first");
+  EXPECT_EQ(LabelValue(s->labels, "model"), "m");  // Missing labels may still be filled.
 }
 
 }  // namespace

@@ -1,148 +1,45 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ipc/process_registry.h"
 
-#include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "base/file_util.h"
 #include "base/logging.h"
 #include "base/strings.h"
 
 namespace vigil {
 namespace {
 
-constexpr int kMaxChainDepth = 64;
+// What a Kineto process claims: the integer it sent ($SLURM_JOB_ID, 0 for none).
+JobInfo KinetoClaim(int64_t job_id) {
+  JobInfo claim;
+  claim.job_id = job_id != 0 ? std::to_string(job_id) : "";
+  claim.framework = "pytorch";
+  return claim;
+}
+
+void SetLabels(const JobInfo& job, RegisteredProcess* p) {
+  p->team = job.team;
+  p->model = job.model;
+  p->framework = job.framework;
+}
+
+void SetSettled(const JobInfo& claim, const JobInfo& job, int64_t now, RegisteredProcess* p) {
+  p->claim = claim;
+  p->job_id = job.job_id;
+  SetLabels(job, p);
+  p->settled_ns = now;
+}
 
 }  // namespace
 
 bool RegisteredProcess::MatchesJob(const std::string& job) const {
-  return job == job_id || job == std::to_string(kineto_job_id);
-}
-
-StatusOr<ProcStatusIds> ParseProcStatusIds(std::string_view status_text) {
-  ProcStatusIds ids;
-  bool have_ppid = false;
-  std::string_view line;
-  while (NextLine(&status_text, &line)) {
-    if (line.starts_with("NSpid:")) {
-      for (std::string_view field : SplitWhitespace(line.substr(6))) {
-        auto v = ParseInt64(field);
-        if (!v || *v <= 0) {
-          return InvalidArgumentError("bad NSpid line in status");
-        }
-        ids.ns_pids.push_back(static_cast<int32_t>(*v));
-      }
-    } else if (line.starts_with("PPid:")) {
-      auto v = ParseInt64(Trim(line.substr(5)));
-      if (!v || *v < 0) {
-        return InvalidArgumentError("bad PPid line in status");
-      }
-      ids.ppid = static_cast<int32_t>(*v);
-      have_ppid = true;
-    }
-  }
-  if (!have_ppid) {
-    return InvalidArgumentError("status has no PPid line");
-  }
-  return ids;
+  return job == job_id || (job == "0" && kineto_job_id == 0);
 }
 
 ProcessRegistry::ProcessRegistry(ProcessRegistryOptions options, IpcClock clock)
     : options_(std::move(options)), clock_(std::move(clock)) {}
-
-StatusOr<ProcessRegistry::Claim> ProcessRegistry::VerifyClaim(const PeerCredentials& cred,
-                                                              const std::vector<int32_t>& pids) {
-  if (pids.empty()) {
-    return InvalidArgumentError("claim has no pid");
-  }
-  if (!options_.verify_credentials) {
-    return Claim{pids, pids};
-  }
-  if (cred.pid <= 0) {
-    return PermissionDeniedError("datagram carried no sender credentials");
-  }
-  const int64_t now = clock_();
-  {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    auto it = claim_cache_.find(cred.pid);
-    if (it != claim_cache_.end() && it->second.claimed == pids &&
-        now - it->second.verified_ns < options_.claim_cache_ns) {
-      return it->second.claim;
-    }
-  }
-  auto claim = VerifyUncached(cred, pids);
-  if (claim.ok()) {
-    std::lock_guard<std::mutex> lock(cache_mu_);
-    if (claim_cache_.size() >= 2 * options_.max_processes) {
-      claim_cache_.clear();
-    }
-    claim_cache_[cred.pid] = CachedClaim{pids, *claim, now};
-  }
-  return claim;
-}
-
-StatusOr<ProcessRegistry::Claim> ProcessRegistry::VerifyUncached(const PeerCredentials& cred,
-                                                                 const std::vector<int32_t>& pids) {
-  // Walk the sender's ancestry in the daemon's namespace, noting each pid as the sender's
-  // namespace sees it (NSpid at the sender's depth).
-  std::vector<std::pair<int32_t, int32_t>> chain;  // (host pid, pid in the sender's namespace)
-  size_t depth = 0;
-  int32_t host = cred.pid;
-  for (int i = 0; i < kMaxChainDepth && host > 0; ++i) {
-    auto text =
-        ReadSmallFile(JoinPath(options_.proc_root, fmt::format("{}/status", host)), 64 << 10);
-    if (!text.ok()) {
-      break;
-    }
-    auto ids = ParseProcStatusIds(*text);
-    if (!ids.ok()) {
-      break;
-    }
-    if (ids->ns_pids.empty()) {
-      ids->ns_pids.push_back(host);  // Kernels before 4.1 have no NSpid: one namespace.
-    }
-    if (i == 0) {
-      depth = ids->ns_pids.size();
-    }
-    if (ids->ns_pids.size() < depth) {
-      break;  // Above the sender's namespace: invisible to it.
-    }
-    chain.emplace_back(host, ids->ns_pids[depth - 1]);
-    host = ids->ppid;
-  }
-  Claim claim;
-  if (chain.empty()) {
-    // The process is unreadable (gone, or another proc tree): trust only what the kernel said.
-    if (pids[0] != cred.pid) {
-      return PermissionDeniedError(fmt::format(
-          "claimed pid {} but the kernel says the sender is pid {}", pids[0], cred.pid));
-    }
-    claim.pids = {pids[0]};
-    claim.host_pids = {cred.pid};
-    counters_.dropped_ancestors += pids.size() - 1;
-    return claim;
-  }
-  if (pids[0] != chain[0].second && pids[0] != chain[0].first) {
-    return PermissionDeniedError(
-        fmt::format("claimed pid {} but the sender is pid {} (pid {} in its namespace)", pids[0],
-                    chain[0].first, chain[0].second));
-  }
-  claim.pids.push_back(pids[0]);
-  claim.host_pids.push_back(chain[0].first);
-  for (size_t i = 1; i < pids.size(); ++i) {
-    auto it = std::find_if(chain.begin() + 1, chain.end(),
-                           [&](const auto& link) { return link.second == pids[i]; });
-    if (it == chain.end()) {
-      ++counters_.dropped_ancestors;  // Not an ancestor: never let it widen the match.
-      continue;
-    }
-    claim.pids.push_back(pids[i]);
-    claim.host_pids.push_back(it->first);
-  }
-  return claim;
-}
 
 RegisteredProcess* ProcessRegistry::FindLocked(int32_t host_pid) {
   auto it = by_host_pid_.find(host_pid);
@@ -172,13 +69,38 @@ RegisteredProcess* ProcessRegistry::Upsert(const Claim& claim, const PeerCredent
   p.pids = claim.pids;
   p.host_pids = claim.host_pids;
   p.kineto_job_id = job_id;
-  if (!job_str.empty()) {
-    p.job_id = job_str;
-  }
+  p.job_id = job_str;
   p.source = source;
   p.last_seen_ns = now;
   p.reply_to = from;
   return &p;
+}
+
+JobInfo ProcessRegistry::Settle(int32_t host_pid, const JobInfo& claim) const {
+  if (options_.settle_claim) {
+    return options_.settle_claim(host_pid, claim);
+  }
+  return claim;
+}
+
+void ProcessRegistry::MaybeResettle(int32_t host_pid) {
+  if (!options_.settle_claim) {
+    return;
+  }
+  JobInfo claim;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    RegisteredProcess* p = FindLocked(host_pid);
+    if (p == nullptr || clock_() - p->settled_ns < options_.resettle_ns) {
+      return;
+    }
+    claim = p->claim;
+  }
+  const JobInfo job = Settle(host_pid, claim);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (RegisteredProcess* p = FindLocked(host_pid); p != nullptr && p->claim == claim) {
+    SetSettled(claim, job, clock_(), p);
+  }
 }
 
 StatusOr<int32_t> ProcessRegistry::RegisterContext(const PeerCredentials& cred,
@@ -189,31 +111,21 @@ StatusOr<int32_t> ProcessRegistry::RegisterContext(const PeerCredentials& cred,
     ++counters_.refused_claims;
     return claim.status();
   }
-  std::string job = context.job_id != 0 ? std::to_string(context.job_id) : "";
-  if (job.empty() && options_.resolve_job_id) {
-    job = options_.resolve_job_id(claim->host_pids[0]);
-  }
-  std::optional<RegisteredProcess> fresh;
+  const JobInfo asked = KinetoClaim(context.job_id);
+  const JobInfo job = Settle(claim->host_pids[0], asked);
   int32_t count = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    bool created = false;
-    RegisteredProcess* p = Upsert(*claim, cred, context.job_id, job, "kineto", from, &created);
-    if (p == nullptr) {
-      return ResourceExhaustedError("process registry is full");
-    }
-    p->gpus.insert(context.gpu);
-    for (const auto& [pid, other] : by_host_pid_) {
-      if (other.kineto_job_id == context.job_id && other.gpus.count(context.gpu) != 0) {
-        ++count;
-      }
-    }
-    if (created) {
-      fresh = *p;
-    }
+  std::lock_guard<std::mutex> lock(mu_);
+  bool created = false;
+  RegisteredProcess* p = Upsert(*claim, cred, context.job_id, job.job_id, "kineto", from, &created);
+  if (p == nullptr) {
+    return ResourceExhaustedError("process registry is full");
   }
-  if (fresh && options_.on_register) {
-    options_.on_register(*fresh);
+  SetSettled(asked, job, clock_(), p);
+  p->gpus.insert(context.gpu);
+  for (const auto& [pid, other] : by_host_pid_) {
+    if (other.job_id == p->job_id && other.gpus.count(context.gpu) != 0) {
+      ++count;
+    }
   }
   return count;
 }
@@ -225,41 +137,44 @@ StatusOr<std::string> ProcessRegistry::Poll(const PeerCredentials& cred,
     ++counters_.refused_claims;
     return claim.status();
   }
-  std::string job;
+  const int32_t host_pid = claim->host_pids[0];
+  std::optional<JobInfo> job;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (RegisteredProcess* known = FindLocked(claim->host_pids[0]); known != nullptr) {
-      job = known->job_id;  // Resolved once, at registration.
+    if (RegisteredProcess* known = FindLocked(host_pid); known != nullptr) {
+      job = JobInfo{};  // Settled once, at registration.
+      job->job_id = known->job_id;
     }
   }
-  if (job.empty()) {
-    job = request.job_id != 0 ? std::to_string(request.job_id) : "";
-    if (job.empty() && options_.resolve_job_id) {
-      job = options_.resolve_job_id(claim->host_pids[0]);
+  const bool settled_now = !job.has_value();
+  const JobInfo asked = KinetoClaim(request.job_id);
+  if (settled_now) {
+    job = Settle(host_pid, asked);
+  } else {
+    MaybeResettle(host_pid);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (RegisteredProcess* known = FindLocked(host_pid); known != nullptr) {
+      job->job_id = known->job_id;
     }
   }
   std::string config;
   std::string delivered_trace;
-  std::optional<RegisteredProcess> fresh;
-  int32_t host_pid = claim->host_pids[0];
   {
     std::lock_guard<std::mutex> lock(mu_);
     bool created = false;
-    RegisteredProcess* p = Upsert(*claim, cred, request.job_id, job, "kineto", from, &created);
+    RegisteredProcess* p =
+        Upsert(*claim, cred, request.job_id, job->job_id, "kineto", from, &created);
     if (p == nullptr) {
       return ResourceExhaustedError("process registry is full");
+    }
+    if (settled_now) {
+      SetSettled(asked, *job, clock_(), p);
     }
     if ((request.config_type & kKinetoConfigActivities) != 0 && !p->pending_config.empty()) {
       config = p->pending_config + "\n";
       p->pending_config.clear();
       delivered_trace = p->trace_id;
     }
-    if (created) {
-      fresh = *p;
-    }
-  }
-  if (fresh && options_.on_register) {
-    options_.on_register(*fresh);
   }
   if (!delivered_trace.empty() && observer_ != nullptr) {
     observer_->OnDelivered(host_pid, delivered_trace, clock_());
@@ -279,31 +194,24 @@ StatusOr<RegisteredProcess> ProcessRegistry::RegisterClient(const PeerCredential
     ++counters_.refused_claims;
     return claim.status();
   }
-  std::string job = reg.job_id;
-  if (job.empty() && options_.resolve_job_id) {
-    job = options_.resolve_job_id(claim->host_pids[0]);
-  }
-  RegisteredProcess copy;
+  JobInfo asked;
+  asked.job_id = reg.job_id;
+  asked.team = reg.team;
+  asked.model = reg.model;
+  asked.framework = reg.framework;
+  const JobInfo job = Settle(claim->host_pids[0], asked);
+  std::lock_guard<std::mutex> lock(mu_);
   bool created = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    RegisteredProcess* p = Upsert(*claim, cred, 0, job, "vigil_client", from, &created);
-    if (p == nullptr) {
-      return ResourceExhaustedError("process registry is full");
-    }
-    p->team = reg.team;
-    p->model = reg.model;
-    p->framework = reg.framework;
-    p->peak_flops = reg.peak_flops;
-    if (reg.gpu >= 0) {
-      p->gpus.insert(reg.gpu);
-    }
-    copy = *p;
+  RegisteredProcess* p = Upsert(*claim, cred, 0, job.job_id, "vigil_client", from, &created);
+  if (p == nullptr) {
+    return ResourceExhaustedError("process registry is full");
   }
-  if (created && options_.on_register) {
-    options_.on_register(copy);
+  SetSettled(asked, job, clock_(), p);
+  p->peak_flops = reg.peak_flops;
+  if (reg.gpu >= 0) {
+    p->gpus.insert(reg.gpu);
   }
-  return copy;
+  return *p;
 }
 
 StatusOr<std::string> ProcessRegistry::PollClient(const PeerCredentials& cred,
@@ -332,6 +240,7 @@ StatusOr<std::string> ProcessRegistry::PollClient(const PeerCredentials& cred,
 }
 
 StatusOr<RegisteredProcess> ProcessRegistry::Touch(const PeerCredentials& cred) {
+  MaybeResettle(cred.pid);
   std::lock_guard<std::mutex> lock(mu_);
   RegisteredProcess* p = FindLocked(cred.pid);
   if (p == nullptr) {

@@ -4,7 +4,10 @@
 // waiting for each one's next poll. A claim is checked against the kernel's SCM_CREDENTIALS:
 // the claimed leaf pid must be the sender's own pid (in its pid namespace, read from NSpid in
 // <proc>/<pid>/status), and claimed ancestors are kept only when they really are ancestors, so
-// no process can register as another and steal its traces. Processes silent for 60 s expire.
+// no process can register as another and steal its traces. The job, team, model and framework a
+// process claims are settled by the daemon's job resolver (the scheduler's identity wins; a claim
+// that contradicts it is dropped), so no process can charge its time or its step reports to
+// another job, or match another job's traces. Processes silent for 60 s expire.
 // Time comes from an injected clock (tests never sleep). Owner: ipc. Thread-safe; observer
 // callbacks run after the registry's lock is released.
 #pragma once
@@ -19,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "attribution/job_info.h"
 #include "base/status.h"
 #include "ipc/endpoint.h"
 #include "ipc/wire_format.h"
@@ -44,8 +48,12 @@ struct RegisteredProcess {
   IpcAddress reply_to;
   std::string pending_config;  // Activity config waiting for the next poll.
   std::string trace_id;        // The session holding this process; "" when idle.
+  JobInfo claim;               // What it claimed at registration (job_id "" for none).
+  int64_t settled_ns = 0;      // When job_id and the labels were last settled from the claim.
 
-  // True when `job` names this process's job: its resolved id or Kineto's integer.
+  // True when `job` names this process's job: its settled id, or "0" when Kineto sent no job id
+  // (Dynolog's default). Any other integer Kineto sent never matches by itself: it is the
+  // process's claim, not its job.
   bool MatchesJob(const std::string& job) const;
   bool InNamespace() const { return pid != host_pid; }
 };
@@ -66,11 +74,14 @@ struct ProcessRegistryOptions {
   // A verified claim is reused for this long when the same sender repeats it, so a poll does
   // not walk /proc every time (a pid reused within this window could inherit the old chain).
   int64_t claim_cache_ns = int64_t{30} * 1000 * 1000 * 1000;
-  // Maps a host pid to its job id when Kineto sent 0 (SLURM cgroup, Kubernetes pod,
-  // TORCHELASTIC_RUN_ID): the daemon wires JobResolver::Resolve here. Optional.
-  std::function<std::string(int32_t host_pid)> resolve_job_id;
-  // Told about every new registration (the daemon forwards it to JobResolver). Optional.
-  std::function<void(const RegisteredProcess&)> on_register;
+  // Settles what a registering process claims (job id: Kineto's integer or libvigil_client's
+  // string, "" when none; team, model, framework) into what the daemon stores for it: the daemon
+  // wires JobResolver::SettleClaim here (SLURM cgroup, Kubernetes pod, mapping file, ...).
+  // Unset: the claim is stored as sent (tests, benchmarks).
+  std::function<JobInfo(int32_t host_pid, const JobInfo& claim)> settle_claim;
+  // A registered process's claim is settled again when it talks after this long, so a claim
+  // the resolver withdraws later (the scheduler's job of that id appeared) is withdrawn here too.
+  int64_t resettle_ns = int64_t{30} * 1000 * 1000 * 1000;
 };
 
 struct ClientRegistration {  // libvigil_client's "vigil.reg".
@@ -89,8 +100,11 @@ struct IpcCounters {
   std::atomic<uint64_t> refused_claims{0};
   std::atomic<uint64_t> dropped_ancestors{0};
   std::atomic<uint64_t> replies_sent{0};
-  std::atomic<uint64_t> replies_dropped{0};
+  std::atomic<uint64_t> replies_dropped{0};      // Peer gone or another send error.
+  std::atomic<uint64_t> replies_unread{0};       // The peer's backlog was full: it does not read.
+  std::atomic<uint64_t> replies_over_budget{0};  // No reply socket free for the destination.
   std::atomic<uint64_t> registry_full{0};
+  std::atomic<uint64_t> refused_steps{0};  // Step reports out of bounds (job_metrics.h).
   std::atomic<uint64_t> expired{0};
 };
 
@@ -146,6 +160,10 @@ class ProcessRegistry {
   RegisteredProcess* Upsert(const Claim& claim, const PeerCredentials& cred, int64_t job_id,
                             const std::string& job_str, const std::string& source,
                             const IpcAddress& from, bool* created);
+  // What the daemon stores for a process claiming `claim` (settle_claim, or the claim as sent).
+  JobInfo Settle(int32_t host_pid, const JobInfo& claim) const;
+  // Settles a registered process's claim again once resettle_ns have passed since the last time.
+  void MaybeResettle(int32_t host_pid);
 
   StatusOr<Claim> VerifyUncached(const PeerCredentials& cred, const std::vector<int32_t>& pids);
 

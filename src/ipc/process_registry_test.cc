@@ -140,16 +140,71 @@ TEST_F(RegistryTest, MatchFollowsDynologRules) {
 TEST_F(RegistryTest, StringJobIdsComeFromTheResolver) {
   ProcessRegistryOptions options;
   options.proc_root = dir_.path();
-  options.resolve_job_id = [](int32_t host_pid) {
-    return host_pid == 500 ? std::string("torchelastic-abc") : std::string();
+  std::vector<std::string> claims;
+  options.settle_claim = [&](int32_t host_pid, const JobInfo& claim) {
+    claims.push_back(claim.job_id);
+    JobInfo job;
+    job.job_id = host_pid == 500 ? "torchelastic-abc" : "";
+    return job;
   };
-  std::vector<std::string> registered;
-  options.on_register = [&](const RegisteredProcess& p) { registered.push_back(p.job_id); };
   ProcessRegistry registry(options, clock_.Fn());
   ASSERT_TRUE(registry.Poll({500, 0, 0}, KinetoRequest{2, 0, {7}}, from_).ok());
   EXPECT_EQ(registry.Match("torchelastic-abc", {}).size(), 1u);
-  EXPECT_EQ(registry.Match("0", {}).size(), 1u);  // Kineto's integer still matches.
-  EXPECT_EQ(registered, (std::vector<std::string>{"torchelastic-abc"}));
+  EXPECT_EQ(registry.Match("0", {}).size(), 1u);  // Kineto sent no job: Dynolog's "0" matches.
+  ASSERT_TRUE(registry.Poll({500, 0, 0}, KinetoRequest{2, 0, {7}}, from_).ok());
+  EXPECT_EQ(claims, (std::vector<std::string>{""}));  // Settled once, at registration.
+}
+
+TEST_F(RegistryTest, ClaimedJobsAndLabelsAreWhatTheResolverSettles) {
+  ProcessRegistryOptions options;
+  options.proc_root = dir_.path();
+  options.settle_claim = [](int32_t, const JobInfo& claim) {
+    JobInfo job;  // The scheduler says job 1234 whatever the process claims.
+    job.job_id = "1234";
+    job.team = "llm";
+    job.framework = claim.framework;
+    return job;
+  };
+  ProcessRegistry registry(options, clock_.Fn());
+  ASSERT_TRUE(registry.Poll({600, 0, 0}, KinetoRequest{2, 9999, {600}}, from_).ok());
+  EXPECT_TRUE(registry.Match("9999", {}).empty());  // The claimed integer matches nothing.
+  ASSERT_EQ(registry.Match("1234", {}).size(), 1u);
+  EXPECT_EQ(registry.Match("1234", {})[0].framework, "pytorch");
+  ClientRegistration reg;
+  reg.pid = 500;
+  reg.job_id = "victim-job";
+  reg.team = "victims";
+  reg.model = "theirs";
+  auto p = registry.RegisterClient({500, 0, 0}, reg, from_);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->job_id, "1234");
+  EXPECT_EQ(p->team, "llm");
+  EXPECT_EQ(p->model, "");
+  EXPECT_TRUE(registry.Match("victim-job", {}).empty());
+}
+
+TEST_F(RegistryTest, AClaimTheResolverWithdrawsLaterIsWithdrawnOnTheNextPoll) {
+  ProcessRegistryOptions options;
+  options.proc_root = dir_.path();
+  bool scheduler_runs_1235 = false;
+  options.settle_claim = [&](int32_t, const JobInfo& claim) {
+    JobInfo job;
+    job.job_id = scheduler_runs_1235 ? "" : claim.job_id;  // Accepted until job 1235 appears.
+    return job;
+  };
+  ProcessRegistry registry(options, clock_.Fn());
+  ASSERT_TRUE(registry.Poll({600, 0, 0}, KinetoRequest{2, 1235, {600}}, from_).ok());
+  ASSERT_EQ(registry.Match("1235", {}).size(), 1u);
+
+  scheduler_runs_1235 = true;
+  clock_.Advance(10 * kSecond);
+  ASSERT_TRUE(registry.Poll({600, 0, 0}, KinetoRequest{2, 1235, {600}}, from_).ok());
+  EXPECT_EQ(registry.Match("1235", {}).size(), 1u);  // Settled at most every 30 s.
+  clock_.Advance(21 * kSecond);
+  ASSERT_TRUE(registry.Poll({600, 0, 0}, KinetoRequest{2, 1235, {600}}, from_).ok());
+  EXPECT_TRUE(registry.Match("1235", {}).empty());
+  ASSERT_TRUE(registry.Touch({600, 0, 0}).ok());
+  EXPECT_EQ(registry.Find(600)->job_id, "");
 }
 
 class RecordingObserver : public RegistryObserver {

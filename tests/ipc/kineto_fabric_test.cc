@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // End-to-end over real sockets: the spec-built Kineto client against FabricServer.
+#include <grp.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,6 +157,51 @@ TEST_F(FabricTest, MalformedAndOversizedDatagramsAreCountedAndDoNotStallOthers) 
   EXPECT_EQ(registry_->counters().oversized.load(), 1u);
   auto good = Client("good");
   EXPECT_EQ(good->Poll(2, 7, OwnAncestorPids()), "");
+}
+
+// Reply starvation: another user (uid 65534) opens 200 sockets that poll and never read. Their
+// unread replies once filled the daemon's one send buffer, and a Kineto process of another user
+// then got none of its replies (each must come within Kineto's short wait).
+TEST_F(FabricTest, PeersThatNeverReadDoNotStarveAnotherUsersKinetoPolls) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root to send as another uid";
+  }
+  StartDaemon();
+  constexpr int kFlooders = 200;
+  constexpr int kPollsEach = 20;
+  std::vector<std::unique_ptr<KinetoSpecClient>> flooders;
+  for (int i = 0; i < kFlooders; ++i) {
+    flooders.push_back(Client("flood" + std::to_string(i)));
+  }
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    bool ok = setgroups(0, nullptr) == 0 && setgid(65534) == 0 && setuid(65534) == 0;
+    for (int n = 0; ok && n < kPollsEach; ++n) {
+      for (auto& f : flooders) {
+        ok = ok && f->SendPoll(3, 0, {getpid()});
+      }
+    }
+    _exit(ok ? 0 : 1);
+  }
+  int status = -1;
+  const bool exited = WaitFor([&] { return waitpid(child, &status, WNOHANG) == child; }, 60);
+  if (!exited) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+  }
+  ASSERT_TRUE(exited && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const IpcCounters& c = registry_->counters();
+  ASSERT_TRUE(WaitFor([&] { return c.datagrams.load() >= kFlooders * kPollsEach; }, 60));
+  EXPECT_GT(c.replies_unread.load() + c.replies_over_budget.load(), 0u);  // Backlogs are full.
+
+  auto kineto = Client("victim");
+  const std::vector<int32_t> pids = OwnAncestorPids();
+  int answered = 0;
+  for (int i = 0; i < 20; ++i) {
+    answered += kineto->Poll(3, 4242, pids).has_value();
+  }
+  EXPECT_EQ(answered, 20);
 }
 
 TEST_F(FabricTest, ServesAThousandRegisteredProcesses) {

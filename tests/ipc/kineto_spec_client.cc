@@ -58,7 +58,7 @@ KinetoSpecClient::~KinetoSpecClient() {
   }
 }
 
-bool KinetoSpecClient::Send(const std::string& type, const std::string& payload) {
+bool KinetoSpecClient::Send(const std::string& type, const std::string& payload, int flags) {
   Metadata md;
   md.size = payload.size();
   std::memcpy(md.type, type.c_str(), type.size() + 1);
@@ -68,7 +68,7 @@ bool KinetoSpecClient::Send(const std::string& type, const std::string& payload)
   msg.msg_namelen = daemon_len_;
   msg.msg_iov = iov;
   msg.msg_iovlen = 2;
-  return sendmsg(fd_, &msg, MSG_DONTWAIT) == static_cast<ssize_t>(sizeof(md) + payload.size());
+  return sendmsg(fd_, &msg, flags) == static_cast<ssize_t>(sizeof(md) + payload.size());
 }
 
 bool KinetoSpecClient::SendRaw(const std::string& bytes) {
@@ -117,15 +117,27 @@ std::optional<int32_t> KinetoSpecClient::RegisterContext(int32_t gpu, int32_t pi
   return count;
 }
 
-std::optional<std::string> KinetoSpecClient::Poll(int32_t type, int64_t job_id,
-                                                  const std::vector<int32_t>& pids) {
+namespace {
+
+std::string RequestPayload(int32_t type, int64_t job_id, const std::vector<int32_t>& pids) {
   std::string payload(16 + 4 * pids.size(), '\0');
   const int32_t n = static_cast<int32_t>(pids.size());
   std::memcpy(payload.data(), &type, 4);
   std::memcpy(payload.data() + 4, &n, 4);
   std::memcpy(payload.data() + 8, &job_id, 8);
   std::memcpy(payload.data() + 16, pids.data(), 4 * pids.size());
-  if (!Send("req", payload)) {
+  return payload;
+}
+
+}  // namespace
+
+bool KinetoSpecClient::SendPoll(int32_t type, int64_t job_id, const std::vector<int32_t>& pids) {
+  return Send("req", RequestPayload(type, job_id, pids), /*flags=*/0);
+}
+
+std::optional<std::string> KinetoSpecClient::Poll(int32_t type, int64_t job_id,
+                                                  const std::vector<int32_t>& pids) {
+  if (!Send("req", RequestPayload(type, job_id, pids))) {
     return std::nullopt;
   }
   auto reply = Receive(2000);

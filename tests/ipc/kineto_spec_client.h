@@ -27,11 +27,14 @@ class KinetoSpecClient {
   std::optional<int32_t> RegisterContext(int32_t gpu, int32_t pid, int64_t job_id);
   // Kineto's getLibkinetoOndemandConfig(): "req" {type, n, jobid, pids[n]}; returns the config.
   std::optional<std::string> Poll(int32_t type, int64_t job_id, const std::vector<int32_t>& pids);
+  // Sends a "req" without waiting for (or ever reading) the reply; blocks while the daemon's
+  // queue is full, as a flooding client would.
+  bool SendPoll(int32_t type, int64_t job_id, const std::vector<int32_t>& pids);
   // Sends arbitrary bytes to the daemon (malformed-datagram tests).
   bool SendRaw(const std::string& bytes);
   // One reply: header type and payload, or nullopt after timeout_ms.
   std::optional<std::pair<std::string, std::string>> Receive(int timeout_ms);
-  bool Send(const std::string& type, const std::string& payload);
+  bool Send(const std::string& type, const std::string& payload, int flags = MSG_DONTWAIT);
 
  private:
   int fd_ = -1;
