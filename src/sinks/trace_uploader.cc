@@ -33,6 +33,10 @@ std::string Query(const TraceUploaderOptions& o, const TraceUpload& u, int32_t r
 
 }  // namespace
 
+StatusOr<std::string> TraceUploader::ReadTraceFile(const TraceUpload& upload, size_t max_bytes) {
+  return ReadSmallFile(upload.path, max_bytes);
+}
+
 int32_t TraceUploader::PeekRank(const std::string& head) {
   const size_t info = head.find("\"distributedInfo\"");
   if (info == std::string::npos) return -1;
@@ -117,7 +121,7 @@ void TraceUploader::FinishLocked(Item item, const std::string& state, const std:
 
 TraceUploader::Outcome TraceUploader::SendOne(Item* item, std::string* error) {
   TraceUploadState& st = item->state;
-  StatusOr<std::string> data = ReadSmallFile(st.upload.path, options_.max_file_bytes);
+  StatusOr<std::string> data = ReadTraceFile(st.upload, options_.max_file_bytes);
   if (!data.ok()) {
     *error = data.status().message();
     // Too large (DataLoss) or gone (NotFound) will not change with a retry.
