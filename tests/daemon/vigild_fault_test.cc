@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fault injection against the real binaries, with exact accounting: vigil-fleet SIGKILLed and
 // restarted while vigild keeps pushing, vigild SIGKILLed and restarted on its spool, an
-// unwritable state directory (the spool in memory shows as degraded with the bytes at risk), and
-// SIGHUP reloads during collections. Each test checks that every sample vigild counted as sent
+// unwritable state directory and a full one (a small tmpfs, where mount(2) is permitted: CI runs
+// as root) where the spool in memory shows as degraded with the bytes at risk, and SIGHUP reloads
+// during collections. Each test checks that every sample vigild counted as sent
 // was received once, and that nothing was dropped or counted twice.
 #include <signal.h>
+#include <stdio.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -193,6 +196,62 @@ TEST_F(VigildFaultTest, UnwritableStateDirShowsTheSpoolDegradedWithTheBytesAtRis
   EXPECT_EQ(Count(sink, "dropped_samples"), 0u);
   ASSERT_EQ(RunVigilCli("status --host " + d.rpc_target(), &text), 0);
   EXPECT_NE(text.find("degraded"), std::string::npos) << text;
+}
+
+TEST_F(VigildFaultTest, FullDiskUnderTheSpoolKeepsEverySampleAndRecoversWhenSpaceReturns) {
+  // A 256 KiB file system as the state dir, filled up: the spool's writes fail with ENOSPC.
+  const std::string state = dir_ + "/state";
+  ASSERT_EQ(mkdir(state.c_str(), 0700), 0);
+  if (mount("tmpfs", state.c_str(), "tmpfs", 0, "size=256k,mode=0700") != 0) {
+    GTEST_SKIP() << "mount(tmpfs) not permitted here; the unwritable-state-dir test covers this";
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
+  } unmount{state};
+  ASSERT_TRUE(MakeDirs(state + "/fleet-spool", 0700).ok());
+  const std::string filler = state + "/filler";
+  {
+    const std::string block(4096, 'x');
+    FILE* f = fopen(filler.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    while (fwrite(block.data(), 1, block.size(), f) == block.size() && fflush(f) == 0) {
+    }
+    fclose(f);
+  }
+  const int port = fleet_test::FreePort();
+  fleet_test::FleetProcess fleet(dir_ + "/fleet.db", port);
+  VigildProcess d;
+  ASSERT_TRUE(d.Spawn(FleetArgs(fleet.url(), state)));
+  ASSERT_TRUE(d.WaitHealthy()) << d.Log();
+  json sink;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        sink = SinkStatus(d, "fleet");
+        return Count(sink, "at_risk_bytes") > 0 && Count(sink, "buffered") >= 2;
+      },
+      60, std::chrono::milliseconds(100)))
+      << sink.dump() << d.Log();
+  EXPECT_NE(sink.value("message", "").find("No space left"), std::string::npos) << sink.dump();
+
+  // Space returns and the service comes back: the payloads held in memory are delivered, new
+  // ones are spooled on disk again and the sink is ok.
+  ASSERT_EQ(unlink(filler.c_str()), 0);
+  ASSERT_TRUE(fleet.Start());
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        sink = SinkStatus(d, "fleet");
+        return sink.value("state", "") == "ok" && Count(sink, "buffered") == 0 &&
+               Count(sink, "at_risk_bytes") == 0;
+      },
+      90, std::chrono::milliseconds(200)))
+      << sink.dump() << d.Log();
+  d.Signal(SIGTERM);
+  ASSERT_EQ(d.Wait(60), 0) << d.Log();
+  const std::map<std::string, uint64_t> last = StoppedLine(d.Log());
+  ASSERT_TRUE(last.count("sent_samples")) << d.Log();
+  EXPECT_EQ(last.at("dropped_samples"), 0u);
+  EXPECT_EQ(FleetSamples(fleet.url(), "fault-host"), static_cast<int64_t>(last.at("sent_samples")));
 }
 
 TEST_F(VigildFaultTest, SighupDuringCollectionsLosesAndRepeatsNoSample) {
