@@ -68,8 +68,14 @@ std::string RenderStatus(const nlohmann::json& s) {
   TextTable sinks({"SINK", "STATE", "DROPPED", "MESSAGE"});
   sinks.AlignRight(2);
   for (const nlohmann::json& k : JsonArray(s, "sinks")) {
+    // A degraded sink holds buffered data in memory only (disk full, unwritable state dir).
+    std::string message = JsonString(k, "message");
+    const double at_risk = JsonNumber(k, "at_risk_bytes", 0);
+    if (at_risk > 0) {
+      message += fmt::format("{}{} at risk", message.empty() ? "" : "; ", FormatBytes(at_risk));
+    }
     sinks.AddRow({JsonString(k, "name"), JsonString(k, "state"),
-                  FormatValue(JsonNumber(k, "dropped", 0)), JsonString(k, "message")});
+                  FormatValue(JsonNumber(k, "dropped", 0)), message});
   }
   out += "\n" + (sinks.empty() ? "no sinks\n" : sinks.Render());
 

@@ -129,7 +129,11 @@ nlohmann::json StatusJson(const DaemonView& view) {
     sinks.push_back({{"name", sink->name()},
                      {"state", SinkStateName(h.state)},
                      {"message", h.message},
-                     {"dropped", h.dropped}});
+                     {"dropped", h.dropped},
+                     {"at_risk_bytes", h.at_risk_bytes},
+                     {"sent_samples", h.sent_samples},
+                     {"dropped_samples", h.dropped_samples},
+                     {"buffered", h.buffered}});
   }
   SeriesStoreStats stats;
   if (view.store != nullptr) {

@@ -16,6 +16,7 @@
 #include "base/strings.h"
 #include "rpc/net_util.h"
 #include "rpc/rpc_client.h"
+#include "sinks/all_sinks.h"
 
 namespace vigil::daemon {
 namespace {
@@ -187,16 +188,8 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
       {"gpu_backend", StringKey(&DaemonConfig::gpu_backend)},
       {"nvml_library", StringKey(&DaemonConfig::nvml_library)},
       {"dcgm_address", StringKey(&DaemonConfig::dcgm_address)},
-      {"fleet_url", StringKey(&DaemonConfig::fleet_url)},
       {"host_name", StringKey(&DaemonConfig::host_name)},
       {"state_dir", StringKey(&DaemonConfig::state_dir)},
-      {"fleet_token_file", StringKey(&DaemonConfig::fleet_token_file)},
-      {"fleet_ca_file", StringKey(&DaemonConfig::fleet_ca_file)},
-      {"remote_write_url", StringKey(&DaemonConfig::remote_write_url)},
-      {"remote_write_auth_file", StringKey(&DaemonConfig::remote_write_auth_file)},
-      {"jsonl", StringKey(&DaemonConfig::jsonl)},
-      {"jsonl_max_bytes", IntKey(&DaemonConfig::jsonl_max_bytes)},
-      {"jsonl_keep_files", IntKey(&DaemonConfig::jsonl_keep_files)},
       {"log_level", StringKey(&DaemonConfig::log_level)},
       {"log_format", StringKey(&DaemonConfig::log_format)},
       {"mapping_file", StringKey(&DaemonConfig::mapping_file)},
@@ -265,6 +258,18 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
   return *keys;
 }
 
+// The sinks' keys, from the sink table (sinks/all_sinks.h).
+const SinkKey* FindSinkKey(std::string_view key) {
+  for (const SinkInfo* sink : AllSinks()) {
+    for (const SinkKey& k : sink->keys) {
+      if (k.key == key) {
+        return &k;
+      }
+    }
+  }
+  return nullptr;
+}
+
 std::string NormalizeKey(std::string_view key) {
   std::string out(key);
   std::replace(out.begin(), out.end(), '-', '_');
@@ -299,6 +304,10 @@ Status SetKey(std::string_view key_text, const RawValue& raw, DaemonConfig* c) {
   }
   auto it = TopLevelKeys().find(key);
   if (it == TopLevelKeys().end()) {
+    if (const SinkKey* sink_key = FindSinkKey(key)) {
+      return sink_key->text != nullptr ? StringKey(sink_key->text)(key, raw, c)
+                                       : IntKey(sink_key->number)(key, raw, c);
+    }
     return InvalidArgumentError("unknown key '" + key + "'");
   }
   return it->second(key, raw, c);

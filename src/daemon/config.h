@@ -17,6 +17,7 @@
 
 #include "base/status.h"
 #include "base/time_util.h"
+#include "sinks/sink_config.h"
 
 namespace vigil::daemon {
 
@@ -44,7 +45,9 @@ struct AutoTraceConfig {
   bool upload = true;  // With --fleet-url: send these traces there to be analysed.
 };
 
-struct DaemonConfig {
+// The sinks' keys (fleet_url, remote_write_url, jsonl, ...) come from the sink table's
+// SinkConfig (sinks/sink_config.h), so a new sink adds no field here.
+struct DaemonConfig : SinkConfig {
   std::string config_file;  // "" = none.
   int64_t interval_ns = 10 * kNanosPerSecond;
   std::map<std::string, CollectorConfig> collectors;
@@ -60,16 +63,8 @@ struct DaemonConfig {
   std::string nvml_library;
   std::string dcgm_address = "127.0.0.1:5555";  // --gpu-backend dcgm: host engine to use.
   bool dcgm_embedded = false;                   // Embed DCGM when no host engine answers.
-  std::string fleet_url;
-  std::string host_name;         // This host's name in the fleet ("" = gethostname()).
-  std::string state_dir;         // Fleet spool, remote-write buffer ("" = DefaultStateDir()).
-  std::string fleet_token_file;  // Token this host presents to vigil-fleet ("" = none).
-  std::string fleet_ca_file;     // CA bundle for an https fleet URL ("" = the system's).
-  std::string remote_write_url;
-  std::string remote_write_auth_file;  // "bearer TOKEN" or "basic USER:PASSWORD" (one line).
-  std::string jsonl;                   // "" = off, "-" = stdout, else a file path.
-  int64_t jsonl_max_bytes = 64 << 20;
-  int64_t jsonl_keep_files = 5;
+  std::string host_name;  // This host's name in the fleet ("" = gethostname()).
+  std::string state_dir;  // Fleet spool, remote-write buffer ("" = DefaultStateDir()).
   std::string log_level = "info";
   std::string log_format = "text";  // text|json
   bool once = false;

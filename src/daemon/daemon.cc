@@ -13,7 +13,6 @@
 
 #include "attribution/job_resolver.h"
 #include "base/file_util.h"
-#include "base/http_authorization.h"
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
@@ -35,9 +34,7 @@
 #include "rpc/dispatcher.h"
 #include "rpc/net_util.h"
 #include "rpc/rpc_server.h"
-#include "sinks/fleet_push_sink.h"
-#include "sinks/jsonl_sink.h"
-#include "sinks/remote_write_sink.h"
+#include "sinks/all_sinks.h"
 
 namespace vigil::daemon {
 namespace {
@@ -130,43 +127,19 @@ Status Daemon::Prepare() {
   }
   view_.resolver = resolver_;
 
-  if (!config_.jsonl.empty() && !config_.once) {
-    JsonlSinkOptions jsonl;
-    jsonl.path = config_.jsonl;
-    jsonl.max_file_bytes = static_cast<size_t>(config_.jsonl_max_bytes);
-    jsonl.keep_files = static_cast<int>(config_.jsonl_keep_files);
-    sinks_.push_back(std::make_unique<JsonlSink>(jsonl));
-  }
-  if (!config_.fleet_url.empty() && !config_.once) {
-    FleetPushSinkOptions fleet;
-    fleet.url = config_.fleet_url;
-    fleet.host = view_.hostname;
-    fleet.spool_dir =
-        JoinPath(config_.state_dir.empty() ? DefaultStateDir() : config_.state_dir, "fleet-spool");
-    fleet.ca_file = config_.fleet_ca_file;
-    if (!config_.fleet_token_file.empty()) {
-      VIGIL_ASSIGN_OR_RETURN(std::string token, ReadSmallFile(config_.fleet_token_file, 4096));
-      fleet.token = std::string(Trim(token));
+  if (!config_.once) {
+    const SinkContext context{
+        .host_name = view_.hostname,
+        .state_dir = config_.state_dir.empty() ? DefaultStateDir() : config_.state_dir};
+    for (const SinkInfo* info : AllSinks()) {
+      StatusOr<std::unique_ptr<Sink>> sink = info->create(config_, context);
+      if (!sink.ok()) {
+        return sink.status().WithContext(info->name);
+      }
+      if (*sink) {
+        sinks_.push_back(std::move(*sink));
+      }
     }
-    auto sink = FleetPushSink::Create(fleet);
-    if (!sink.ok()) {
-      return sink.status().WithContext("fleet_url");
-    }
-    sinks_.push_back(std::move(*sink));
-  }
-  if (!config_.remote_write_url.empty() && !config_.once) {
-    RemoteWriteSinkOptions rw;
-    rw.url = config_.remote_write_url;
-    if (!config_.remote_write_auth_file.empty()) {
-      VIGIL_ASSIGN_OR_RETURN(rw.authorization,
-                             ReadAuthorizationFile(config_.remote_write_auth_file));
-    }
-    rw.host_label_value = view_.hostname;
-    rw.buffer_dir =
-        JoinPath(config_.state_dir.empty() ? DefaultStateDir() : config_.state_dir, "remote-write");
-    VIGIL_ASSIGN_OR_RETURN(std::unique_ptr<RemoteWriteSink> sink,
-                           RemoteWriteSink::Create(std::move(rw)));
-    sinks_.push_back(std::move(sink));
   }
   for (const auto& sink : sinks_) {
     view_.sinks.push_back(sink.get());

@@ -2,6 +2,7 @@
 // vigild: parses flags (the same keys as the config file; flags win) and runs the daemon.
 #include <stdio.h>
 
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "daemon/daemon.h"
 #include "daemon/privilege_drop.h"
 #include "daemon/self_collector.h"
+#include "sinks/all_sinks.h"
 
 namespace {
 
@@ -39,15 +41,8 @@ constexpr ValueFlag kValueFlags[] = {
     {"--nvml-library", "nvml_library", "Path of libnvidia-ml.so.1 to load"},
     {"--dcgm-address", "dcgm_address", "nv-hostengine HOST:PORT for --gpu-backend dcgm"},
     {"--dcgm-embedded", "dcgm_embedded", "true: embed DCGM when no host engine answers"},
-    {"--fleet-url", "fleet_url", "Push samples to this vigil-fleet URL"},
     {"--host-name", "host_name", "This host's name in the fleet (default: the hostname)"},
     {"--state-dir", "state_dir", "Where the fleet spool and remote-write buffer live"},
-    {"--fleet-token-file", "fleet_token_file", "File holding this host's vigil-fleet token"},
-    {"--fleet-ca-file", "fleet_ca_file", "PEM CA bundle for an https --fleet-url"},
-    {"--remote-write-url", "remote_write_url", "Prometheus remote-write URL"},
-    {"--remote-write-auth-file", "remote_write_auth_file",
-     "File with one line: bearer TOKEN, or basic USER:PASSWORD"},
-    {"--jsonl", "jsonl", "Write every sample as JSON lines to PATH, or '-' for stdout"},
     {"--mapping-file", "mapping_file", "Job mapping file (team/model per job or cgroup)"},
     {"--log-level", "log_level", "debug|info|warn|error|off (info)"},
     {"--log-format", "log_format", "text|json (text)"},
@@ -98,9 +93,17 @@ int main(int argc, char** argv) {
   std::string config_file;
   app.add_option("--config", config_file, "TOML config file (same keys as the flags)");
   std::deque<std::string> values;
-  std::vector<std::pair<const ValueFlag*, CLI::Option*>> options;
+  std::vector<std::pair<std::string, CLI::Option*>> options;  // (config key, its flag)
   for (const ValueFlag& f : kValueFlags) {
-    options.emplace_back(&f, app.add_option(f.flag, values.emplace_back(), f.help));
+    options.emplace_back(f.key, app.add_option(f.flag, values.emplace_back(), f.help));
+  }
+  for (const vigil::SinkInfo* sink : vigil::AllSinks()) {  // Each sink's keys, from its row.
+    for (const vigil::SinkKey& key : sink->keys) {
+      std::string flag = "--" + std::string(key.key);
+      std::replace(flag.begin(), flag.end(), '_', '-');
+      options.emplace_back(key.key,
+                           app.add_option(flag, values.emplace_back(), std::string(key.help)));
+    }
   }
   bool once = false;
   CLI::Option* once_opt =
@@ -131,9 +134,9 @@ int main(int argc, char** argv) {
   }
 
   vigil::daemon::ConfigOverrides overrides;
-  for (const auto& [flag, option] : options) {
+  for (const auto& [key, option] : options) {
     if (option->count() > 0) {
-      overrides.emplace_back(flag->key, option->as<std::string>());
+      overrides.emplace_back(key, option->as<std::string>());
     }
   }
   if (once_opt->count() > 0) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sinks/disk_buffer.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,6 +43,27 @@ uint64_t GetU64(std::string_view bytes) {
     v |= static_cast<uint64_t>(static_cast<uint8_t>(bytes[i])) << (8 * i);
   }
   return v;
+}
+
+uint32_t GetU32(std::string_view bytes) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < 4 && i < bytes.size(); ++i) {
+    v |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << (8 * i);
+  }
+  return v;
+}
+
+// The item count at the start of a counted entry's payload, read from its file header.
+uint32_t ReadItems(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    return 0;
+  }
+  char head[kHeaderBytes + 4];
+  const ssize_t n = pread(fd, head, sizeof(head), 0);
+  close(fd);
+  return n == static_cast<ssize_t>(sizeof(head)) ? GetU32(std::string_view(head + kHeaderBytes, 4))
+                                                 : 0;
 }
 
 // Payload of a file's contents, or DataLoss.
@@ -96,7 +118,11 @@ Status DiskBuffer::Index() {
       continue;
     }
     const size_t size = static_cast<size_t>(st.st_size);
-    entries_.push_back(Entry{*seq, size > kHeaderBytes ? size - kHeaderBytes : 0, {}});
+    Entry entry{*seq, size > kHeaderBytes ? size - kHeaderBytes : 0, 0, false, {}};
+    if (options_.counted) {
+      entry.items = ReadItems(path);
+    }
+    entries_.push_back(std::move(entry));
   }
   std::sort(entries_.begin(), entries_.end(),
             [](const Entry& a, const Entry& b) { return a.seq < b.seq; });
@@ -105,9 +131,8 @@ Status DiskBuffer::Index() {
   }
   if (!entries_.empty()) {
     next_seq_ = entries_.back().seq + 1;
-    VIGIL_LOG_INFO(
-        "remote-write buffer: replaying entries left by an earlier run: dir={} entries={}",
-        options_.dir, entries_.size());
+    VIGIL_LOG_INFO("disk buffer: replaying entries left by an earlier run: dir={} entries={}",
+                   options_.dir, entries_.size());
   }
   while (bytes_ > options_.max_bytes && !entries_.empty()) {
     DropFront();
@@ -115,26 +140,39 @@ Status DiskBuffer::Index() {
   return OkStatus();
 }
 
+uint32_t DiskBuffer::ItemsOf(std::string_view payload) const {
+  return options_.counted ? GetU32(payload.substr(0, 4)) : 0;
+}
+
+void DiskBuffer::Forget(const Entry& e) {
+  bytes_ -= e.bytes;
+  if (e.in_memory && persistent()) {
+    memory_bytes_ -= e.bytes;
+  }
+  entries_.pop_front();
+}
+
 void DiskBuffer::DropFront() {
   const Entry& e = entries_.front();
-  if (persistent()) {
+  if (!e.in_memory) {
     unlink(PathOf(e.seq).c_str());
   }
-  bytes_ -= e.bytes;
-  entries_.pop_front();
   ++dropped_;
+  dropped_items_ += e.items;
+  Forget(e);
 }
 
 Status DiskBuffer::Append(std::string_view payload) {
   if (payload.size() > options_.max_bytes) {
     ++dropped_;
+    dropped_items_ += ItemsOf(payload);
     return ResourceExhaustedError("disk buffer: payload of " + std::to_string(payload.size()) +
                                   " bytes exceeds the buffer bound");
   }
   while (!entries_.empty() && bytes_ + payload.size() > options_.max_bytes) {
     DropFront();
   }
-  Entry entry{next_seq_, payload.size(), {}};
+  Entry entry{next_seq_, payload.size(), ItemsOf(payload), true, {}};
   if (persistent()) {
     std::string framed;
     framed.reserve(kHeaderBytes + payload.size());
@@ -142,8 +180,21 @@ Status DiskBuffer::Append(std::string_view payload) {
     PutU64(payload.size(), &framed);
     PutU64(Fnv1a64(payload), &framed);
     framed.append(payload);
-    VIGIL_RETURN_IF_ERROR(WriteFileAtomic(PathOf(entry.seq), framed, 0600));
-  } else {
+    Status written = WriteFileAtomic(PathOf(entry.seq), framed, 0600);
+    if (written.ok()) {
+      entry.in_memory = false;
+      write_error_.clear();
+    } else {
+      // Disk full or the directory went away: keep the payload, in order, in memory.
+      if (write_error_.empty()) {
+        VIGIL_LOG_WARN("disk buffer: cannot write to {}, holding payloads in memory: err={}",
+                       options_.dir, written.message());
+      }
+      write_error_ = written.message();
+      memory_bytes_ += payload.size();
+    }
+  }
+  if (entry.in_memory) {
     entry.memory.assign(payload);
   }
   ++next_seq_;
@@ -155,7 +206,7 @@ Status DiskBuffer::Append(std::string_view payload) {
 StatusOr<std::string> DiskBuffer::Front() {
   while (!entries_.empty()) {
     Entry& e = entries_.front();
-    if (!persistent()) {
+    if (e.in_memory) {
       return e.memory;
     }
     const std::string path = PathOf(e.seq);
@@ -169,12 +220,11 @@ StatusOr<std::string> DiskBuffer::Front() {
     if (payload.ok()) {
       return payload;
     }
-    VIGIL_LOG_WARN("remote-write buffer: dropping unreadable entry: err={}",
-                   payload.status().message());
+    VIGIL_LOG_WARN("disk buffer: dropping unreadable entry: err={}", payload.status().message());
     unlink(path.c_str());
-    bytes_ -= e.bytes;
-    entries_.pop_front();
     ++corrupt_;
+    dropped_items_ += e.items;
+    Forget(e);
   }
   return NotFoundError("disk buffer: empty");
 }
@@ -184,11 +234,10 @@ Status DiskBuffer::PopFront() {
     return NotFoundError("disk buffer: empty");
   }
   const Entry& e = entries_.front();
-  if (persistent() && unlink(PathOf(e.seq).c_str()) != 0 && errno != ENOENT) {
+  if (!e.in_memory && unlink(PathOf(e.seq).c_str()) != 0 && errno != ENOENT) {
     return ErrnoStatus(errno, "unlink " + PathOf(e.seq));
   }
-  bytes_ -= e.bytes;
-  entries_.pop_front();
+  Forget(e);
   return OkStatus();
 }
 

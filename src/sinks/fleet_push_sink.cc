@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include "base/file_util.h"
 #include "base/gzip.h"
@@ -17,16 +18,6 @@
 #include "base/time_util.h"
 
 namespace vigil {
-namespace {
-
-// Spool files are named <seq, 20 digits>-<samples>.gz so a listing sorts in send order.
-std::string SpoolName(int64_t seq, size_t samples) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%020lld-%zu.gz", static_cast<long long>(seq), samples);
-  return buf;
-}
-
-}  // namespace
 
 std::string FleetPushSink::EncodePayload(const std::string& host, const std::string& batch_id,
                                          int64_t seq, const std::vector<const Sample*>& samples) {
@@ -71,10 +62,25 @@ StatusOr<std::unique_ptr<FleetPushSink>> FleetPushSink::Create(FleetPushSinkOpti
                                 url);
   }
   std::unique_ptr<FleetPushSink> sink(new FleetPushSink(std::move(options)));
+  sink->ImportLegacySpool();
+  sink->pipeline_.Start();
   return sink;
 }
 
-FleetPushSink::FleetPushSink(FleetPushSinkOptions options) : options_(std::move(options)) {
+FleetPushSink::FleetPushSink(FleetPushSinkOptions options)
+    : options_(std::move(options)),
+      delivery_({.name = "fleet sink",
+                 .buffer = {.dir = options_.spool_dir, .max_bytes = options_.spool_max_bytes},
+                 .backoff = {options_.initial_backoff_ns, options_.max_backoff_ns, 2.0, 0.0},
+                 .buffer_first = true,
+                 .stop_timeout_ns = options_.stop_timeout_ns},
+                [this](std::string_view body) { return Send(body); }),
+      pipeline_({.name = "fleet",
+                 .max_queued_batches = options_.max_queued_batches,
+                 .linger_ns = options_.linger_ns,
+                 .linger_samples = options_.max_batch_samples,
+                 .stop_timeout_ns = options_.stop_timeout_ns},
+                this) {
   const size_t scheme = options_.url.find("://");
   const size_t slash = options_.url.find('/', scheme + 3);
   base_url_ = options_.url.substr(0, slash);
@@ -83,112 +89,44 @@ FleetPushSink::FleetPushSink(FleetPushSinkOptions options) : options_(std::move(
               : options_.url.substr(slash);
   boot_ns_ = UnixNanos();
   next_seq_ = boot_ns_ / 1000000;  // Milliseconds: increases across daemon restarts.
-  if (Status s = LoadSpool(); !s.ok()) {
-    error_ = "spool: " + s.ToString();
-    VIGIL_LOG_WARN("fleet sink: spool unusable, keeping payloads in memory: err={}", s.ToString());
-  }
-  thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
 }
 
 FleetPushSink::~FleetPushSink() { Stop(); }
 
-Status FleetPushSink::LoadSpool() {
-  if (options_.spool_dir.empty()) return OkStatus();
-  VIGIL_RETURN_IF_ERROR(MakeDirs(options_.spool_dir));
-  VIGIL_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDir(options_.spool_dir));
-  std::sort(names.begin(), names.end());
-  for (const std::string& name : names) {
-    const std::string path = JoinPath(options_.spool_dir, name);
-    if (name.size() < 4 || name.substr(name.size() - 3) != ".gz") {
-      std::remove(path.c_str());  // A write cut short (.tmp): never acknowledged, safe to drop.
-      continue;
-    }
-    const std::string stem = name.substr(0, name.size() - 3);
-    const std::vector<std::string_view> parts = Split(stem, '-');
+void FleetPushSink::ImportLegacySpool() {
+  if (options_.spool_dir.empty()) return;
+  StatusOr<std::vector<std::string>> names = ListDir(options_.spool_dir);
+  if (!names.ok()) return;
+  std::sort(names->begin(), names->end());
+  for (const std::string& name : *names) {
+    if (name.size() < 4 || name.substr(name.size() - 3) != ".gz") continue;
+    const std::vector<std::string_view> parts = Split(name.substr(0, name.size() - 3), '-');
     if (parts.size() != 2 || !ParseInt64(parts[0]) || !ParseUint64(parts[1])) continue;
     // value_or: GCC 12 -O3 warns maybe-uninitialized on a checked optional's operator*.
     const int64_t seq = ParseInt64(parts[0]).value_or(0);
     const uint64_t samples = ParseUint64(parts[1]).value_or(0);
-    StatusOr<std::string> data = ReadSmallFile(path, 1 << 30);
-    if (!data.ok()) continue;
-    Entry e{seq, samples, path, "", data->size()};
-    next_seq_ = std::max(next_seq_, seq + 1);
-    AddEntry(std::move(e));
-  }
-  return OkStatus();
-}
-
-void FleetPushSink::Consume(BatchPtr batch) {
-  if (!batch) return;
-  {
-    std::lock_guard lock(mu_);
-    if (stopped_) {
-      ++stats_.dropped_batches;
-      stats_.dropped_samples += batch->samples.size();
-      return;
+    const std::string path = JoinPath(options_.spool_dir, name);
+    StatusOr<std::string> data = ReadSmallFile(path, options_.spool_max_bytes + 1);
+    if (data.ok()) {
+      next_seq_ = std::max(next_seq_, seq + 1);
+      delivery_.Offer(static_cast<uint32_t>(samples), *data);
     }
-    if (queue_.size() >= options_.max_queued_batches) {
-      ++stats_.dropped_batches;
-      stats_.dropped_samples += queue_.front()->samples.size();
-      queued_samples_ -= queue_.front()->samples.size();
-      queue_.pop_front();
-    }
-    if (queue_.empty()) first_queued_mono_ = MonotonicNanos();
-    queued_samples_ += batch->samples.size();
-    queue_.push_back(std::move(batch));
+    std::remove(path.c_str());
   }
-  cv_.notify_all();
 }
 
-void FleetPushSink::AddEntry(Entry entry) {
-  // Caller holds no lock during construction (LoadSpool) or holds mu_ (SpoolBatches).
-  if (entry.bytes > options_.spool_max_bytes) {
-    ++stats_.dropped_batches;
-    stats_.dropped_samples += entry.samples;
-    if (!entry.path.empty()) std::remove(entry.path.c_str());
-    return;
-  }
-  while (!spool_.empty() && stats_.spooled_bytes + entry.bytes > options_.spool_max_bytes) {
-    Entry& old = spool_.front();
-    ++stats_.dropped_batches;
-    stats_.dropped_samples += old.samples;
-    stats_.spooled_bytes -= old.bytes;
-    if (!old.path.empty()) std::remove(old.path.c_str());
-    spool_.pop_front();
-    VIGIL_LOG_EVERY_N_SEC(WARN, 60, "fleet sink: spool full, dropped the oldest payload: max={}",
-                          options_.spool_max_bytes);
-  }
-  stats_.spooled_bytes += entry.bytes;
-  spool_.push_back(std::move(entry));
-  stats_.spooled_batches = spool_.size();
-}
-
-void FleetPushSink::SpoolBatches(const std::deque<BatchPtr>& work) {
+void FleetPushSink::Process(std::vector<BatchPtr> batches) {
   std::vector<const Sample*> picked;
   auto emit = [&] {
     if (picked.empty()) return;
     const int64_t seq = next_seq_++;
     const std::string id =
         options_.host + "-" + std::to_string(boot_ns_) + "-" + std::to_string(seq);
-    Entry e{seq, picked.size(), "", Gzip(EncodePayload(options_.host, id, seq, picked)), 0};
-    e.bytes = e.data.size();
-    if (!options_.spool_dir.empty()) {
-      const std::string path = JoinPath(options_.spool_dir, SpoolName(seq, picked.size()));
-      if (Status s = WriteFileAtomic(path, e.data); s.ok()) {
-        e.path = path;
-        e.data.clear();
-      } else {
-        VIGIL_LOG_EVERY_N_SEC(WARN, 60,
-                              "fleet sink: spool write failed, holding in memory: "
-                              "err={}",
-                              s.ToString());
-      }
-    }
+    delivery_.Offer(static_cast<uint32_t>(picked.size()),
+                    Gzip(EncodePayload(options_.host, id, seq, picked)));
     picked.clear();
-    std::lock_guard lock(mu_);
-    AddEntry(std::move(e));
   };
-  for (const BatchPtr& batch : work) {
+  for (const BatchPtr& batch : batches) {
     for (const Sample& s : batch->samples) {
       if (!std::isfinite(s.value)) continue;
       bool wanted = options_.name_prefixes.empty();
@@ -203,7 +141,7 @@ void FleetPushSink::SpoolBatches(const std::deque<BatchPtr>& work) {
   emit();
 }
 
-FleetPushSink::SendResult FleetPushSink::Send(const std::string& gzipped, std::string* error) {
+SendResult FleetPushSink::Send(std::string_view gzipped) {
   httplib::Client client(base_url_);
   if (!options_.ca_file.empty()) client.set_ca_cert_path(options_.ca_file.c_str());
   const auto timeout = std::chrono::nanoseconds(options_.request_timeout_ns);
@@ -212,137 +150,76 @@ FleetPushSink::SendResult FleetPushSink::Send(const std::string& gzipped, std::s
   client.set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
   httplib::Headers headers = {{"Content-Encoding", "gzip"}};
   if (!options_.token.empty()) headers.emplace("Authorization", "Bearer " + options_.token);
-  httplib::Result res = client.Post(path_, headers, gzipped, "application/json");
+  httplib::Result res =
+      client.Post(path_, headers, gzipped.data(), gzipped.size(), "application/json");
   if (!res) {
-    *error = base_url_ + ": " + httplib::to_string(res.error());
-    return SendResult::kRetry;
+    return {SendOutcome::kRetry, 0, base_url_ + ": " + httplib::to_string(res.error())};
   }
-  if (res->status >= 200 && res->status < 300) return SendResult::kAccepted;
-  *error =
+  if (res->status >= 200 && res->status < 300) {
+    // The service answers {"accepted":false,"duplicate":true} for a batch it already has.
+    const nlohmann::json reply = nlohmann::json::parse(res->body, nullptr, false);
+    const bool duplicate = reply.is_object() && reply.value("duplicate", false);
+    return {SendOutcome::kAccepted, res->status, "", duplicate};
+  }
+  std::string error =
       base_url_ + path_ + ": HTTP " + std::to_string(res->status) + " " + SanitizeForLog(res->body);
-  return res->status == 400 || res->status == 413 ? SendResult::kRejected : SendResult::kRetry;
+  const bool rejected = res->status == 400 || res->status == 413;
+  return {rejected ? SendOutcome::kRejected : SendOutcome::kRetry, res->status, std::move(error)};
 }
 
-bool FleetPushSink::Deliver(std::stop_token stop, int64_t deadline_mono_ns) {
-  while (true) {
-    Entry entry;
-    {
-      std::lock_guard lock(mu_);
-      if (spool_.empty()) return true;
-      entry = spool_.front();  // Stays queued until the service has it.
-    }
-    if (!entry.path.empty()) {
-      StatusOr<std::string> data = ReadSmallFile(entry.path, 1 << 30);
-      entry.data = data.ok() ? std::move(*data) : std::string();
-    }
-    std::string error;
-    const SendResult r = entry.data.empty() ? SendResult::kRejected : Send(entry.data, &error);
-    std::lock_guard lock(mu_);
-    if (r == SendResult::kRetry) {
-      ++stats_.send_failures;
-      error_ = error + " (" + std::to_string(spool_.size()) + " payloads spooled)";
-      backoff_ns_ =
-          std::clamp(backoff_ns_ * 2, options_.initial_backoff_ns, options_.max_backoff_ns);
-      next_try_mono_ = MonotonicNanos() + backoff_ns_;
-      VIGIL_LOG_EVERY_N_SEC(WARN, 30, "fleet sink: send failed, retrying: err={} backoff={}", error,
-                            FormatDuration(backoff_ns_));
-      return false;
-    }
-    if (!spool_.empty() && spool_.front().seq == entry.seq) {
-      stats_.spooled_bytes -= spool_.front().bytes;
-      spool_.pop_front();
-      stats_.spooled_batches = spool_.size();
-    }
-    if (!entry.path.empty()) std::remove(entry.path.c_str());
-    if (r == SendResult::kAccepted) {
-      ++stats_.sent_batches;
-      stats_.sent_samples += entry.samples;
-      error_.clear();
-    } else {
-      ++stats_.dropped_batches;
-      stats_.dropped_samples += entry.samples;
-      VIGIL_LOG_WARN("fleet sink: payload rejected, dropped: err={}", error);
-    }
-    backoff_ns_ = 0;
-    cv_.notify_all();
-    if (stop.stop_requested() && MonotonicNanos() > deadline_mono_ns) return false;
-  }
-}
+void FleetPushSink::Consume(BatchPtr batch) { pipeline_.Push(std::move(batch)); }
 
-void FleetPushSink::Loop(std::stop_token stop) {
-  while (true) {
-    std::deque<BatchPtr> work;
-    {
-      std::unique_lock lock(mu_);
-      auto ready = [&] {
-        const int64_t now = MonotonicNanos();
-        const bool send_due = !spool_.empty() && now >= next_try_mono_;
-        const bool merge_due =
-            !queue_.empty() && (flush_requested_ || queued_samples_ >= options_.max_batch_samples ||
-                                now - first_queued_mono_ >= options_.linger_ns);
-        return stop.stop_requested() || send_due || merge_due;
-      };
-      cv_.wait_for(lock, stop, std::chrono::milliseconds(50), ready);
-      work.swap(queue_);
-      queued_samples_ = 0;
-      in_flight_ = work.size();
-    }
-    if (!work.empty()) SpoolBatches(work);
-    {
-      std::lock_guard lock(mu_);
-      in_flight_ = 0;
-    }
-    bool due = false;
-    {
-      std::lock_guard lock(mu_);
-      due = MonotonicNanos() >= next_try_mono_;
-    }
-    if (stop.stop_requested()) {
-      // Everything consumed is on disk now; deliver what can be delivered, the rest waits.
-      Deliver(stop, MonotonicNanos() + options_.stop_timeout_ns);
-      return;
-    }
-    if (due) Deliver(stop, 0);
-    cv_.notify_all();
-  }
-}
-
-void FleetPushSink::Flush(int64_t timeout_ns) {
-  std::unique_lock lock(mu_);
-  flush_requested_ = true;
-  next_try_mono_ = 0;  // One attempt now, whatever the backoff.
-  cv_.notify_all();
-  cv_.wait_for(lock, std::chrono::nanoseconds(timeout_ns),
-               [this] { return queue_.empty() && in_flight_ == 0 && spool_.empty(); });
-  flush_requested_ = false;
-}
+void FleetPushSink::Flush(int64_t timeout_ns) { pipeline_.Flush(timeout_ns); }
 
 void FleetPushSink::Stop() {
-  if (!thread_.joinable()) return;
-  Flush(options_.stop_timeout_ns);
-  thread_.request_stop();
-  cv_.notify_all();
-  thread_.join();
-  std::lock_guard lock(mu_);
-  stopped_ = true;
+  if (pipeline_.stopped()) return;
+  pipeline_.Stop();
+  const FleetPushStats s = stats();
+  VIGIL_LOG_INFO(
+      "fleet sink stopped: sent_samples={} duplicate_samples={} dropped_samples={} spooled={}",
+      s.sent_samples, s.duplicate_samples, s.dropped_samples, s.spooled_batches);
 }
 
 SinkHealth FleetPushSink::health() const {
-  std::lock_guard lock(mu_);
+  const FleetPushStats stats = this->stats();
+  const DeliveryStats delivery = delivery_.stats();
   SinkHealth h;
-  h.dropped = stats_.dropped_batches;
-  if (stopped_) {
+  h.dropped = stats.dropped_batches;
+  h.at_risk_bytes = delivery.at_risk_bytes;
+  h.sent_samples = stats.sent_samples;
+  h.dropped_samples = stats.dropped_samples;
+  h.buffered = stats.spooled_batches;
+  if (pipeline_.stopped()) {
     h.state = SinkHealth::State::kStopped;
-  } else if (!error_.empty()) {
+  } else if (delivery.failing) {
     h.state = SinkHealth::State::kFailed;
-    h.message = error_;
+    h.message =
+        delivery.last_error + " (" + std::to_string(stats.spooled_batches) + " payloads spooled)";
+  } else if (!delivery.degraded.empty()) {
+    h.state = SinkHealth::State::kDegraded;
+  }
+  if (!delivery.degraded.empty()) {
+    h.message += (h.message.empty() ? "spool: " : "; spool: ") + delivery.degraded +
+                 "; held in memory only, lost if the daemon restarts";
   }
   return h;
 }
 
 FleetPushStats FleetPushSink::stats() const {
-  std::lock_guard lock(mu_);
-  return stats_;
+  const DeliveryStats d = delivery_.stats();
+  const DropCounts queue = pipeline_.drops();
+  FleetPushStats s;
+  s.sent_batches = d.sent_payloads;
+  s.sent_samples = d.sent_samples;
+  s.duplicate_batches = d.duplicate_payloads;
+  s.duplicate_samples = d.duplicate_samples;
+  s.dropped_batches = queue.batches + d.rejected_payloads + d.buffer_dropped.batches;
+  s.dropped_samples = queue.samples + d.rejected_samples + d.buffer_dropped.samples;
+  s.spooled_batches = d.buffered_payloads;
+  s.spooled_bytes = d.buffered_bytes;
+  s.send_failures = d.send_failures;
+  s.at_risk_bytes = d.at_risk_bytes;
+  return s;
 }
 
 }  // namespace vigil

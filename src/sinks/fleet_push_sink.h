@@ -2,27 +2,26 @@
 // Fleet push sink: sends vigild's samples to vigil-fleet (docs/protocols.md "Fleet push"), turned
 // on by --fleet-url. Consumed batches are merged into payloads of at most max_batch_samples,
 // gzip-compressed and written to a spool directory before any send, then POSTed oldest first
-// with retries and exponential backoff. A payload leaves the spool only when the service has
-// accepted it (2xx) or rejected it as malformed (400/413, counted as dropped). While the service
-// is down the spool grows up to spool_max_bytes, then the oldest payloads are dropped and
-// counted; on restart of the daemon the spool is replayed in order. Every payload keeps its
-// (host, batch_id), so a resend after a lost reply is deduplicated by the service.
-// Owner: fleet. Thread-safe: Consume() only queues; one thread of its own encodes, spools and
-// sends.
+// with retries and exponential backoff (the shared delivery, delivery.h). A payload leaves the
+// spool only when the service has accepted it (2xx) or rejected it as malformed (400/413, counted
+// as dropped). While the service is down the spool grows up to spool_max_bytes, then the oldest
+// payloads are dropped and counted; on restart of the daemon the spool is replayed in order.
+// Every payload keeps its (host, batch_id), so a resend after a lost reply is deduplicated by the
+// service. Owner: fleet. Thread-safe: Consume() only queues on the shared push pipeline
+// (sink_pipeline.h), whose thread encodes, spools and sends.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
+#include "sinks/delivery.h"
 #include "sinks/sink.h"
+#include "sinks/sink_pipeline.h"
 
 namespace vigil {
 
@@ -50,14 +49,17 @@ struct FleetPushSinkOptions {
 struct FleetPushStats {
   uint64_t sent_batches = 0;  // Payloads the service accepted.
   uint64_t sent_samples = 0;
+  uint64_t duplicate_batches = 0;  // Accepted, but the service had them already (resent).
+  uint64_t duplicate_samples = 0;
   uint64_t dropped_batches = 0;  // Queue overflow, spool overflow or rejected by the service.
   uint64_t dropped_samples = 0;
   uint64_t spooled_batches = 0;  // Waiting now.
   uint64_t spooled_bytes = 0;
   uint64_t send_failures = 0;
+  uint64_t at_risk_bytes = 0;  // Spooled in memory because spool_dir cannot be written.
 };
 
-class FleetPushSink : public Sink {
+class FleetPushSink : public Sink, private PipelineStage {
  public:
   // InvalidArgument for a URL that is not http://HOST:PORT[/path] or an empty host. The spool
   // directory is created when missing and its payloads are queued for replay.
@@ -79,43 +81,22 @@ class FleetPushSink : public Sink {
                                    int64_t seq, const std::vector<const Sample*>& samples);
 
  private:
-  struct Entry {
-    int64_t seq = 0;
-    size_t samples = 0;
-    std::string path;  // Spool file; "" when held in memory.
-    std::string data;  // Gzipped payload when in memory.
-    size_t bytes = 0;
-  };
   explicit FleetPushSink(FleetPushSinkOptions options);
-  Status LoadSpool();
-  void Loop(std::stop_token stop);
-  void SpoolBatches(const std::deque<BatchPtr>& work);
-  void AddEntry(Entry entry);
-  // Sends the oldest entries until one fails; returns false on failure.
-  bool Deliver(std::stop_token stop, int64_t deadline_mono_ns);
-  enum class SendResult { kAccepted, kRejected, kRetry };
-  SendResult Send(const std::string& gzipped, std::string* error);
+  // Spool files of earlier versions (<seq>-<samples>.gz) go into the buffer, oldest first.
+  void ImportLegacySpool();
+  void Process(std::vector<BatchPtr> batches) override;
+  int64_t Pump(bool stopping) override { return delivery_.Pump(stopping); }
+  void OnFlush() override { delivery_.RetryNow(); }
+  bool Settled() const override { return delivery_.empty(); }
+  SendResult Send(std::string_view gzipped);
 
   const FleetPushSinkOptions options_;
   std::string base_url_;  // scheme://host:port
   std::string path_;
   int64_t boot_ns_ = 0;
-  int64_t next_seq_ = 0;  // Sink thread only.
-
-  mutable std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::deque<BatchPtr> queue_;
-  size_t queued_samples_ = 0;
-  int64_t first_queued_mono_ = 0;
-  size_t in_flight_ = 0;
-  std::deque<Entry> spool_;
-  FleetPushStats stats_;
-  int64_t next_try_mono_ = 0;
-  int64_t backoff_ns_ = 0;
-  bool flush_requested_ = false;
-  bool stopped_ = false;
-  std::string error_;
-  std::jthread thread_;  // Last: started after every member above exists.
+  int64_t next_seq_ = 0;   // Pipeline thread only.
+  Delivery delivery_;      // Pipeline thread only (stats() from any).
+  SinkPipeline pipeline_;  // Last: its thread calls into every member above.
 };
 
 }  // namespace vigil

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -17,7 +16,9 @@ namespace vigil {
 JsonlSink::JsonlSink(JsonlSinkOptions options)
     : options_(std::move(options)),
       file_(options_.path, options_.max_file_bytes, options_.keep_files),
-      thread_([this](std::stop_token stop) { Loop(stop); }) {}
+      pipeline_({.name = "jsonl", .max_queued_batches = options_.max_queued_batches}, this) {
+  pipeline_.Start();
+}
 
 JsonlSink::~JsonlSink() { Stop(); }
 
@@ -40,30 +41,16 @@ void JsonlSink::Encode(const MetricBatch& batch, std::string* out) {
   }
 }
 
-void JsonlSink::Consume(BatchPtr batch) {
-  if (!batch) {
-    return;
-  }
-  {
-    std::lock_guard lock(mu_);
-    if (stopped_) {
-      ++dropped_;
-      return;
-    }
-    if (queue_.size() >= options_.max_queued_batches) {
-      queue_.pop_front();
-      ++dropped_;
-    }
-    queue_.push_back(std::move(batch));
-  }
-  cv_.notify_all();
-}
+void JsonlSink::Consume(BatchPtr batch) { pipeline_.Push(std::move(batch)); }
 
 SinkHealth JsonlSink::health() const {
-  std::lock_guard lock(mu_);
   SinkHealth h;
-  h.dropped = dropped_;
-  if (stopped_) {
+  const DropCounts queue = pipeline_.drops();
+  std::lock_guard lock(mu_);
+  h.dropped = queue.batches + write_dropped_;
+  h.dropped_samples = queue.samples + write_dropped_samples_;
+  h.sent_samples = written_samples_;
+  if (pipeline_.stopped()) {
     h.state = SinkHealth::State::kStopped;
   } else if (!error_.empty()) {
     h.state = SinkHealth::State::kFailed;
@@ -89,57 +76,30 @@ Status JsonlSink::WriteOut(std::string_view data) {
   return OkStatus();
 }
 
-void JsonlSink::Loop(std::stop_token stop) {
-  std::string buffer;
-  while (true) {
-    std::deque<BatchPtr> work;
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, stop, [this] { return !queue_.empty(); });
-      if (queue_.empty()) {
-        return;  // Stop requested and nothing left to write.
-      }
-      work.swap(queue_);
-      in_flight_ = work.size();
-    }
-    buffer.clear();
-    for (const BatchPtr& batch : work) {
-      Encode(*batch, &buffer);
-    }
-    Status s = WriteOut(buffer);
-    {
-      std::lock_guard lock(mu_);
-      in_flight_ = 0;
-      if (s.ok()) {
-        error_.clear();
-      } else {
-        dropped_ += work.size();
-        if (error_.empty()) {
-          VIGIL_LOG_WARN("jsonl sink cannot write: err={}", s.message());
-        }
-        error_ = s.message();
-      }
-    }
-    cv_.notify_all();
+void JsonlSink::Process(std::vector<BatchPtr> batches) {
+  buffer_.clear();
+  uint64_t samples = 0;
+  for (const BatchPtr& batch : batches) {
+    Encode(*batch, &buffer_);
+    samples += batch->samples.size();
   }
-}
-
-void JsonlSink::Flush(int64_t timeout_ns) {
-  std::unique_lock lock(mu_);
-  cv_.wait_for(lock, std::chrono::nanoseconds(timeout_ns),
-               [this] { return queue_.empty() && in_flight_ == 0; });
-}
-
-void JsonlSink::Stop() {
-  if (!thread_.joinable()) {
+  Status s = WriteOut(buffer_);
+  std::lock_guard lock(mu_);
+  if (s.ok()) {
+    written_samples_ += samples;
+    error_.clear();
     return;
   }
-  Flush(5 * kNanosPerSecond);
-  thread_.request_stop();
-  cv_.notify_all();
-  thread_.join();
-  std::lock_guard lock(mu_);
-  stopped_ = true;
+  write_dropped_ += batches.size();
+  write_dropped_samples_ += samples;
+  if (error_.empty()) {
+    VIGIL_LOG_WARN("jsonl sink cannot write: err={}", s.message());
+  }
+  error_ = s.message();
 }
+
+void JsonlSink::Flush(int64_t timeout_ns) { pipeline_.Flush(timeout_ns); }
+
+void JsonlSink::Stop() { pipeline_.Stop(); }
 
 }  // namespace vigil

@@ -2,21 +2,20 @@
 // JSON-lines sink: one JSON object per sample,
 //   {"name":..., "kind":"gauge", "unit":"bytes", "labels":{...}, "value":1.5,
 //    "time_ns":1764410994123000000, "time":"2026-11-29T10:09:54.123Z"}
-// written to stdout ("-") or to a file that rotates by size. Consume() only queues; a thread of
-// its own encodes and writes. The queue is bounded: when full, the oldest batch is dropped and
-// counted in health().dropped. Thread-safe.
+// written to stdout ("-") or to a file that rotates by size. Consume() only queues on the shared
+// push pipeline (sink_pipeline.h), whose thread encodes and writes. The queue is bounded: when
+// full, the oldest batch is dropped and counted in health().dropped. Thread-safe.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include "sinks/rotating_file.h"
 #include "sinks/sink.h"
+#include "sinks/sink_pipeline.h"
 
 namespace vigil {
 
@@ -27,7 +26,7 @@ struct JsonlSinkOptions {
   size_t max_queued_batches = 256;
 };
 
-class JsonlSink : public Sink {
+class JsonlSink : public Sink, private PipelineStage {
  public:
   explicit JsonlSink(JsonlSinkOptions options);
   ~JsonlSink() override;
@@ -44,20 +43,21 @@ class JsonlSink : public Sink {
   static void Encode(const MetricBatch& batch, std::string* out);
 
  private:
-  void Loop(std::stop_token stop);
+  void Process(std::vector<BatchPtr> batches) override;
+  int64_t Pump(bool /*stopping*/) override { return 0; }
+  bool Settled() const override { return true; }
   Status WriteOut(std::string_view data);
 
   const JsonlSinkOptions options_;
-  RotatingFile file_;  // Used only on the sink thread.
+  RotatingFile file_;   // Used only on the pipeline's thread.
+  std::string buffer_;  // Likewise.
 
   mutable std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::deque<BatchPtr> queue_;
-  uint64_t dropped_ = 0;
-  uint64_t in_flight_ = 0;  // Batches taken off the queue and not yet written.
-  bool stopped_ = false;
+  uint64_t write_dropped_ = 0;          // Batches lost to failed writes...
+  uint64_t write_dropped_samples_ = 0;  // ...and their samples.
+  uint64_t written_samples_ = 0;
   std::string error_;
-  std::jthread thread_;  // Last: started after every member above exists.
+  SinkPipeline pipeline_;  // Last: its thread calls into every member above.
 };
 
 }  // namespace vigil

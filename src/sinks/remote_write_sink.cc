@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <utility>
 
@@ -120,22 +121,25 @@ class RequestBuilder {
 
 StatusOr<std::unique_ptr<RemoteWriteSink>> RemoteWriteSink::Create(RemoteWriteSinkOptions options) {
   VIGIL_ASSIGN_OR_RETURN(ParsedUrl url, ParseUrl(options.url));
-  VIGIL_ASSIGN_OR_RETURN(
-      std::unique_ptr<DiskBuffer> buffer,
-      DiskBuffer::Open({.dir = options.buffer_dir, .max_bytes = options.max_buffer_bytes}));
-  return std::unique_ptr<RemoteWriteSink>(new RemoteWriteSink(
-      std::move(options), std::move(url.scheme_host_port), std::move(url.path), std::move(buffer)));
+  std::unique_ptr<RemoteWriteSink> sink(new RemoteWriteSink(
+      std::move(options), std::move(url.scheme_host_port), std::move(url.path)));
+  sink->pipeline_.Start();
+  return sink;
 }
 
 RemoteWriteSink::RemoteWriteSink(RemoteWriteSinkOptions options, std::string scheme_host_port,
-                                 std::string path, std::unique_ptr<DiskBuffer> buffer)
+                                 std::string path)
     : options_(std::move(options)),
       path_(std::move(path)),
       client_name_("vigil/" +
                    (options_.version.empty() ? std::string(VIGIL_VERSION) : options_.version)),
       client_(std::make_unique<httplib::Client>(scheme_host_port)),
-      buffer_(std::move(buffer)),
-      backoff_(options_.backoff) {
+      delivery_({.name = "remote-write " + options_.url,
+                 .buffer = {.dir = options_.buffer_dir, .max_bytes = options_.max_buffer_bytes},
+                 .backoff = options_.backoff,
+                 .max_sends_per_pump = kReplayPerWakeup},
+                [this](std::string_view body) { return Send(body); }),
+      pipeline_({.name = "remote-write", .max_queued_batches = options_.max_queued_batches}, this) {
   label_options_.host_label_name = options_.host_label_name;
   label_options_.host_value =
       options_.host_label_value.empty() ? LocalHostname() : options_.host_label_value;
@@ -145,51 +149,60 @@ RemoteWriteSink::RemoteWriteSink(RemoteWriteSinkOptions options, std::string sch
   client_->set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(request));
   client_->set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(request));
   client_->set_keep_alive(true);
-  PublishBufferStats();
-  thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
 }
 
 RemoteWriteSink::~RemoteWriteSink() { Stop(); }
 
-void RemoteWriteSink::Consume(BatchPtr batch) {
-  if (!batch) {
-    return;
-  }
-  {
-    std::lock_guard lock(mu_);
-    if (stopped_) {
-      ++stats_.batches_dropped;
-      return;
-    }
-    if (queue_.size() >= options_.max_queued_batches) {
-      queue_.pop_front();
-      ++stats_.batches_dropped;
-      VIGIL_LOG_EVERY_N_SEC(WARN, 60, "remote-write sink falling behind: dropped oldest batch");
-    }
-    queue_.push_back(std::move(batch));
-  }
-  cv_.notify_all();
-}
+void RemoteWriteSink::Consume(BatchPtr batch) { pipeline_.Push(std::move(batch)); }
 
 SinkHealth RemoteWriteSink::health() const {
-  std::lock_guard lock(mu_);
+  const RemoteWriteStats stats = this->stats();
   SinkHealth h;
-  h.dropped = stats_.batches_dropped + stats_.requests_rejected + stats_.buffer_dropped +
-              stats_.buffer_corrupt;
-  if (stopped_) {
+  h.dropped =
+      stats.batches_dropped + stats.requests_rejected + stats.buffer_dropped + stats.buffer_corrupt;
+  h.at_risk_bytes = stats.at_risk_bytes;
+  const DeliveryStats delivery = delivery_.stats();
+  h.sent_samples = stats.samples_sent;
+  h.dropped_samples = pipeline_.drops().samples + stats.samples_rejected +
+                      delivery.buffer_dropped.samples + stats.invalid_samples;
+  h.buffered = stats.buffered_requests;
+  if (pipeline_.stopped()) {
     h.state = SinkHealth::State::kStopped;
-  } else if (failing_) {
+  } else if (delivery.failing) {
     h.state = SinkHealth::State::kFailed;
-    h.message = "cannot write to " + options_.url + ": " + stats_.last_error + "; " +
-                std::to_string(stats_.buffered_requests) + " requests (" +
-                std::to_string(stats_.buffered_bytes) + " bytes) buffered";
+    h.message = "cannot write to " + options_.url + ": " + stats.last_error + "; " +
+                std::to_string(stats.buffered_requests) + " requests (" +
+                std::to_string(stats.buffered_bytes) + " bytes) buffered";
+  } else if (!delivery.degraded.empty()) {
+    h.state = SinkHealth::State::kDegraded;
+  }
+  if (!delivery.degraded.empty()) {
+    h.message += (h.message.empty() ? "" : "; ") + delivery.degraded +
+                 "; held in memory only, lost if the daemon restarts";
   }
   return h;
 }
 
 RemoteWriteStats RemoteWriteSink::stats() const {
+  const DeliveryStats d = delivery_.stats();
+  RemoteWriteStats s;
+  s.samples_sent = d.sent_samples;
+  s.requests_sent = d.sent_payloads;
+  s.send_failures = d.send_failures;
+  s.requests_rejected = d.rejected_payloads;
+  s.samples_rejected = d.rejected_samples;
+  s.batches_dropped = pipeline_.drops().batches;
+  s.buffered_requests = d.buffered_payloads;
+  s.buffered_bytes = d.buffered_bytes;
+  s.buffer_dropped = d.buffer_dropped.batches - d.buffer_corrupt;
+  s.buffer_corrupt = d.buffer_corrupt;
+  s.at_risk_bytes = d.at_risk_bytes;
+  s.last_http_status = d.last_http_status;
+  s.last_error = d.last_error;
   std::lock_guard lock(mu_);
-  return stats_;
+  s.invalid_samples = invalid_samples_;
+  s.stale_markers = stale_markers_;
+  return s;
 }
 
 void RemoteWriteSink::EncodeBatches(const std::vector<BatchPtr>& batches,
@@ -227,12 +240,11 @@ void RemoteWriteSink::EncodeBatches(const std::vector<BatchPtr>& batches,
   }
   builder.Finish();
   std::lock_guard lock(mu_);
-  stats_.invalid_samples += invalid;
-  stats_.stale_markers += stale_count;
+  invalid_samples_ += invalid;
+  stale_markers_ += stale_count;
 }
 
-RemoteWriteSink::SendResult RemoteWriteSink::Send(std::string_view body, int* http_status,
-                                                  std::string* error) {
+SendResult RemoteWriteSink::Send(std::string_view body) {
   httplib::Headers headers = {
       {"Content-Encoding", "snappy"},
       {"X-Prometheus-Remote-Write-Version", "0.1.0"},
@@ -242,183 +254,42 @@ RemoteWriteSink::SendResult RemoteWriteSink::Send(std::string_view body, int* ht
   httplib::Result res =
       client_->Post(path_, headers, body.data(), body.size(), "application/x-protobuf");
   if (!res) {
-    *http_status = 0;
-    *error = httplib::to_string(res.error());
-    return SendResult::kRetry;
+    return {SendOutcome::kRetry, 0, httplib::to_string(res.error())};
   }
-  *http_status = res->status;
   if (res->status >= 200 && res->status < 300) {
-    error->clear();
-    return SendResult::kOk;
+    return {SendOutcome::kAccepted, res->status, ""};
   }
-  *error = "HTTP " + std::to_string(res->status) + ": " + SanitizeForLog(res->body);
+  std::string error = "HTTP " + std::to_string(res->status) + ": " + SanitizeForLog(res->body);
   if (res->status == 429 || res->status >= 500 || res->status < 200) {
-    return SendResult::kRetry;
+    return {SendOutcome::kRetry, res->status, std::move(error)};
   }
-  return SendResult::kDrop;  // The spec: 4xx other than 429 must not be retried.
+  // The spec: 4xx other than 429 must not be retried.
+  return {SendOutcome::kRejected, res->status, std::move(error)};
 }
 
-bool RemoteWriteSink::Attempt(uint32_t samples, std::string_view body) {
-  int status = 0;
-  std::string error;
-  const SendResult result = Send(body, &status, &error);
-  std::lock_guard lock(mu_);
-  stats_.last_http_status = status;
-  stats_.last_error = error;
-  switch (result) {
-    case SendResult::kOk:
-      ++stats_.requests_sent;
-      stats_.samples_sent += samples;
-      if (failing_) {
-        VIGIL_LOG_INFO("remote-write receiver reachable again: url={}", options_.url);
-      }
-      failing_ = false;
-      backoff_.Reset();
-      return true;
-    case SendResult::kDrop:
-      ++stats_.requests_rejected;
-      stats_.samples_rejected += samples;
-      VIGIL_LOG_EVERY_N_SEC(WARN, 60, "remote-write receiver rejected a request: url={} err={}",
-                            options_.url, error);
-      failing_ = false;
-      backoff_.Reset();
-      return true;  // Done with this payload: it will never be accepted.
-    case SendResult::kRetry:
-      break;
-  }
-  ++stats_.send_failures;
-  if (!failing_) {
-    VIGIL_LOG_WARN("remote-write receiver failing, buffering: url={} err={}", options_.url, error);
-  }
-  failing_ = true;
-  next_attempt_ = Clock::now() + std::chrono::nanoseconds(backoff_.NextDelayNs());
-  retry_at_ = next_attempt_;
-  return false;
-}
-
-void RemoteWriteSink::BufferPayload(const EncodedRequest& request) {
-  std::string framed;
-  framed.reserve(4 + request.body.size());
-  for (int i = 0; i < 4; ++i) {
-    framed.push_back(static_cast<char>((request.samples >> (8 * i)) & 0xff));
-  }
-  framed.append(request.body);
-  Status s = buffer_->Append(framed);
-  if (!s.ok()) {
-    if (s.code() != StatusCode::kResourceExhausted) {
-      ++buffer_write_errors_;  // ResourceExhausted is already counted by the buffer.
-    }
-    VIGIL_LOG_EVERY_N_SEC(WARN, 60, "remote-write sink cannot buffer a request: err={}",
-                          s.message());
+void RemoteWriteSink::Process(std::vector<BatchPtr> batches) {
+  std::vector<EncodedRequest> requests;
+  EncodeBatches(batches, &requests);
+  for (const EncodedRequest& request : requests) {
+    delivery_.Offer(request.samples, request.body);
   }
 }
 
-void RemoteWriteSink::Deliver(const EncodedRequest& request) {
-  if (!buffer_->empty() || Clock::now() < next_attempt_ ||
-      !Attempt(request.samples, request.body)) {
-    BufferPayload(request);  // Behind older requests, or the receiver is failing: keep order.
-  }
+int64_t RemoteWriteSink::Pump(bool stopping) {
+  // Stopping: anything still buffered stays in the buffer directory for the next run.
+  return stopping ? 0 : delivery_.Pump(false);
 }
 
-void RemoteWriteSink::Replay(std::stop_token stop, int max_requests) {
-  for (int i = 0; i < max_requests && !buffer_->empty() && !stop.stop_requested() &&
-                  Clock::now() >= next_attempt_;
-       ++i) {
-    StatusOr<std::string> framed = buffer_->Front();
-    if (!framed.ok()) {
-      if (framed.status().code() != StatusCode::kNotFound) {
-        VIGIL_LOG_EVERY_N_SEC(WARN, 60, "remote-write buffer unreadable: err={}",
-                              framed.status().message());
-        std::lock_guard lock(mu_);
-        next_attempt_ = Clock::now() + std::chrono::nanoseconds(backoff_.NextDelayNs());
-        retry_at_ = next_attempt_;
-      }
-      return;
-    }
-    std::string_view body = *framed;
-    uint32_t samples = 0;
-    if (body.size() >= 4) {
-      for (int b = 0; b < 4; ++b) {
-        samples |= static_cast<uint32_t>(static_cast<uint8_t>(body[b])) << (8 * b);
-      }
-      body.remove_prefix(4);
-    }
-    if (!Attempt(samples, body)) {
-      return;
-    }
-    Status s = buffer_->PopFront();
-    if (!s.ok()) {
-      VIGIL_LOG_EVERY_N_SEC(WARN, 60, "remote-write buffer: err={}", s.message());
-      return;
-    }
-  }
-}
-
-void RemoteWriteSink::PublishBufferStats() {
-  std::lock_guard lock(mu_);
-  stats_.buffered_requests = buffer_->size();
-  stats_.buffered_bytes = buffer_->bytes();
-  stats_.buffer_dropped = buffer_->dropped() + buffer_write_errors_;
-  stats_.buffer_corrupt = buffer_->corrupt();
-  buffer_waiting_ = !buffer_->empty();
-}
-
-void RemoteWriteSink::Loop(std::stop_token stop) {
-  while (true) {
-    std::vector<BatchPtr> work;
-    {
-      std::unique_lock lock(mu_);
-      auto ready = [this] {
-        return !queue_.empty() || (buffer_waiting_ && Clock::now() >= retry_at_);
-      };
-      if (buffer_waiting_) {
-        cv_.wait_until(lock, stop, retry_at_, ready);
-      } else {
-        cv_.wait(lock, stop, ready);
-      }
-      if (stop.stop_requested() && queue_.empty()) {
-        return;  // Anything still buffered stays in the buffer directory for the next run.
-      }
-      work.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
-      queue_.clear();
-      in_flight_ = 1;  // Until this round's sends and buffer writes are done.
-    }
-    std::vector<EncodedRequest> requests;
-    if (!work.empty()) {
-      EncodeBatches(work, &requests);
-    }
-    for (const EncodedRequest& request : requests) {
-      Deliver(request);
-    }
-    Replay(stop, kReplayPerWakeup);
-    PublishBufferStats();
-    {
-      std::lock_guard lock(mu_);
-      in_flight_ = 0;
-    }
-    cv_.notify_all();
-  }
-}
-
-void RemoteWriteSink::Flush(int64_t timeout_ns) {
-  std::unique_lock lock(mu_);
-  cv_.wait_for(lock, std::chrono::nanoseconds(timeout_ns), [this] {
-    return queue_.empty() && in_flight_ == 0 && (!buffer_waiting_ || failing_);
-  });
-}
+void RemoteWriteSink::Flush(int64_t timeout_ns) { pipeline_.Flush(timeout_ns); }
 
 void RemoteWriteSink::Stop() {
-  if (!thread_.joinable()) {
+  if (pipeline_.stopped()) {
     return;
   }
-  Flush(5 * kNanosPerSecond);
-  thread_.request_stop();
-  cv_.notify_all();
-  thread_.join();
-  std::lock_guard lock(mu_);
-  stopped_ = true;
-  stats_.batches_dropped += queue_.size();  // Consumed after the thread's last look.
-  queue_.clear();
+  pipeline_.Stop();
+  const SinkHealth h = health();
+  VIGIL_LOG_INFO("remote-write sink stopped: sent_samples={} dropped_samples={} buffered={}",
+                 h.sent_samples, h.dropped_samples, h.buffered);
 }
 
 }  // namespace vigil

@@ -3,31 +3,28 @@
 // Prometheus (--web.enable-remote-write-receiver), VictoriaMetrics, Mimir or any other receiver as
 // snappy-compressed protobuf WriteRequests over HTTP POST with the headers the spec requires.
 // Labels are validated and sorted (remote_write_labels.h), series that stop appearing get one
-// stale marker (staleness_tracker.h), failed requests are retried with exponential backoff and
-// jitter (backoff.h) and kept in a bounded on-disk buffer (disk_buffer.h) until the receiver takes
-// them, in order, so an outage loses nothing.
-// Threading: Consume() only queues (bounded; the oldest batch is dropped and counted when full);
-// one thread of the sink's own encodes, sends and buffers. health(), stats(), Flush() and Stop()
-// may be called from any thread.
+// stale marker (staleness_tracker.h), and requests go through the shared delivery (delivery.h):
+// failed requests are retried with exponential backoff and jitter and kept in a bounded on-disk
+// buffer until the receiver takes them, in order, so an outage loses nothing.
+// Threading: Consume() only queues on the shared push pipeline (sink_pipeline.h; bounded, the
+// oldest batch is dropped and counted when full), whose thread encodes, sends and buffers.
+// health(), stats(), Flush() and Stop() may be called from any thread.
 #pragma once
 
-#include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "base/status.h"
 #include "sinks/backoff.h"
-#include "sinks/disk_buffer.h"
+#include "sinks/delivery.h"
 #include "sinks/remote_write_labels.h"
 #include "sinks/sink.h"
+#include "sinks/sink_pipeline.h"
 #include "sinks/staleness_tracker.h"
 
 namespace httplib {
@@ -72,11 +69,12 @@ struct RemoteWriteStats {
   uint64_t buffered_bytes = 0;
   uint64_t buffer_dropped = 0;  // Oldest requests deleted to keep the buffer in its bound.
   uint64_t buffer_corrupt = 0;  // Buffer entries that failed their checksum.
+  uint64_t at_risk_bytes = 0;   // Buffered in memory because buffer_dir cannot be written.
   int last_http_status = 0;     // 0 = no answer (network error) or nothing sent yet.
   std::string last_error;       // "" after a success.
 };
 
-class RemoteWriteSink : public Sink {
+class RemoteWriteSink : public Sink, private PipelineStage {
  public:
   // Validates the URL, opens the buffer (indexing what an earlier run left) and starts the thread.
   static StatusOr<std::unique_ptr<RemoteWriteSink>> Create(RemoteWriteSinkOptions options);
@@ -102,46 +100,26 @@ class RemoteWriteSink : public Sink {
   };
 
  private:
-  enum class SendResult { kOk, kRetry, kDrop };
-  using Clock = std::chrono::steady_clock;
-
-  RemoteWriteSink(RemoteWriteSinkOptions options, std::string scheme_host_port, std::string path,
-                  std::unique_ptr<DiskBuffer> buffer);
-  void Loop(std::stop_token stop);
+  RemoteWriteSink(RemoteWriteSinkOptions options, std::string scheme_host_port, std::string path);
+  void Process(std::vector<BatchPtr> batches) override;
+  int64_t Pump(bool stopping) override;
+  bool Settled() const override { return delivery_.empty() || delivery_.failing(); }
   // Turns batches into compressed WriteRequests; counts invalid samples and stale markers.
   void EncodeBatches(const std::vector<BatchPtr>& batches, std::vector<EncodedRequest>* requests);
-  SendResult Send(std::string_view body, int* http_status, std::string* error);
-  // Sends `request` now, or buffers it when older requests wait or the receiver is failing.
-  void Deliver(const EncodedRequest& request);
-  // Sends buffered requests oldest first until the buffer is empty or a send fails.
-  void Replay(std::stop_token stop, int max_requests);
-  // Returns true on success; otherwise records the failure and schedules the next attempt.
-  bool Attempt(uint32_t samples, std::string_view body);
-  // Buffer entries are the sample count (4 bytes, little-endian) followed by the body.
-  void BufferPayload(const EncodedRequest& request);
-  void PublishBufferStats();
+  SendResult Send(std::string_view body);
 
   const RemoteWriteSinkOptions options_;
   const std::string path_;
   const std::string client_name_;
   SeriesLabelOptions label_options_;
-  std::unique_ptr<httplib::Client> client_;  // Sink thread only.
-  std::unique_ptr<DiskBuffer> buffer_;       // Sink thread only.
-  StalenessTracker staleness_;               // Sink thread only.
-  Backoff backoff_;                          // Sink thread only.
-  Clock::time_point next_attempt_{};         // Sink thread only.
-  uint64_t buffer_write_errors_ = 0;         // Sink thread only.
+  std::unique_ptr<httplib::Client> client_;  // Pipeline thread only.
+  StalenessTracker staleness_;               // Pipeline thread only.
+  Delivery delivery_;                        // Pipeline thread only (stats() from any).
 
   mutable std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::deque<BatchPtr> queue_;
-  uint64_t in_flight_ = 0;  // 1 while the thread works on a round (sending, replaying).
-  bool failing_ = false;
-  bool stopped_ = false;
-  bool buffer_waiting_ = false;   // The buffer holds requests (mirrors !buffer_->empty()).
-  Clock::time_point retry_at_{};  // Mirrors next_attempt_ for the waiting loop.
-  RemoteWriteStats stats_;
-  std::jthread thread_;  // Last: started after every member above exists.
+  uint64_t invalid_samples_ = 0;
+  uint64_t stale_markers_ = 0;
+  SinkPipeline pipeline_;  // Last: its thread calls into every member above.
 };
 
 }  // namespace vigil

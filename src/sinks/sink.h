@@ -15,16 +15,26 @@
 namespace vigil {
 
 struct SinkHealth {
-  enum class State { kOk, kFailed, kStopped };
+  // kDegraded: the sink delivers, but what it buffers is held in memory only (its directory
+  // cannot be written: disk full, unwritable state dir) and would be lost on a restart.
+  enum class State { kOk, kDegraded, kFailed, kStopped };
   State state = State::kOk;
-  std::string message;   // Why the sink is failing; "" when ok.
-  uint64_t dropped = 0;  // Batches dropped because the sink fell behind or could not write.
+  std::string message;         // Why the sink is failing or degraded; "" when ok.
+  uint64_t dropped = 0;        // Batches dropped because the sink fell behind or could not write.
+  uint64_t at_risk_bytes = 0;  // Buffered in memory only, lost if the daemon restarts.
+  // Accounting since the sink started, for status and the fault tests: samples the receiver took
+  // (or the file got), samples dropped, and payloads waiting in the sink's buffer.
+  uint64_t sent_samples = 0;
+  uint64_t dropped_samples = 0;
+  uint64_t buffered = 0;
 };
 
 inline std::string_view SinkStateName(SinkHealth::State state) {
   switch (state) {
     case SinkHealth::State::kOk:
       return "ok";
+    case SinkHealth::State::kDegraded:
+      return "degraded";
     case SinkHealth::State::kFailed:
       return "failed";
     case SinkHealth::State::kStopped:
