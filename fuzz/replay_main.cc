@@ -31,6 +31,10 @@ extern "C" __attribute__((weak)) int LLVMFuzzerInitialize(int* argc, char*** arg
 // Provided by the sanitizer runtime when the build is sanitized; null otherwise.
 extern "C" __attribute__((weak)) void __sanitizer_set_death_callback(void (*callback)(void));
 
+// g++ links ASan and UBSan as two runtimes and the death callback above reaches only ASan's; a
+// UBSan report (halt_on_error) must abort so that the SIGABRT handler below saves the input.
+extern "C" const char* __ubsan_default_options() { return "abort_on_error=1"; }
+
 namespace {
 
 constexpr size_t kMaxFileBytes = 1 << 20;
