@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ipc/fabric_server.h"
 
+#include <limits>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -132,9 +133,17 @@ void FabricServer::HandleVigil(const ReceivedDatagram& d, const IpcMessage& mess
     auto it = doc.find(key);
     return it != doc.end() && it->is_number() ? it->get<double>() : fallback;
   };
+  // A number as an integer type: `absent` when missing, `invalid` when out of the type's range
+  // or NaN (casting such a double is undefined behaviour).
+  auto whole = [&]<typename T>(const char* key, T absent, T invalid) {
+    const double v = num(key, static_cast<double>(absent));
+    const bool fits = v >= static_cast<double>(std::numeric_limits<T>::min()) &&
+                      v < static_cast<double>(std::numeric_limits<T>::max());
+    return fits ? static_cast<T>(v) : invalid;
+  };
   if (message.type == kIpcTypeVigilRegister) {
     ClientRegistration reg;
-    reg.pid = static_cast<int32_t>(num("pid", 0));
+    reg.pid = whole("pid", int32_t{0}, int32_t{0});
     if (auto it = doc.find("pids"); it != doc.end() && it->is_array() && it->size() <= 1024) {
       for (const auto& v : *it) {
         if (v.is_number_integer()) {
@@ -147,7 +156,7 @@ void FabricServer::HandleVigil(const ReceivedDatagram& d, const IpcMessage& mess
     reg.model = str("model");
     reg.framework = str("framework");
     reg.peak_flops = num("peak_flops", 0);
-    reg.gpu = static_cast<int32_t>(num("gpu", -1));
+    reg.gpu = whole("gpu", int32_t{-1}, int32_t{-1});
     if (reg.pid <= 0) {
       ++counters.malformed;
       return;
@@ -169,9 +178,10 @@ void FabricServer::HandleVigil(const ReceivedDatagram& d, const IpcMessage& mess
       return;
     }
     StepReport report;
-    report.steps = static_cast<int64_t>(num("steps", 1));
+    report.steps = whole("steps", int64_t{1}, int64_t{0});  // 0 is refused.
     report.step_seconds = num("step_seconds", -1);
-    report.input_bytes = static_cast<uint64_t>(std::max(0.0, num("input_bytes", 0)));
+    const double bytes = num("input_bytes", 0);  // Negative or NaN counts nothing, as before.
+    report.input_bytes = bytes > 0 && bytes < 0x1p64 ? static_cast<uint64_t>(bytes) : 0;
     report.model_flops = num("model_flops", 0);
     if (job_metrics_ != nullptr && !job_metrics_->Record(*p, report).ok()) {
       ++counters.malformed;
