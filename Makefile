@@ -53,7 +53,8 @@ bench: build
 # libFuzzer targets (fuzz/README.md): a clang build in build-fuzz/, then each target for
 # FUZZ_SECONDS on its checked-in corpus. `make test` runs the same harnesses briefly without clang.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= $(shell sed -n 's/^vigil_fuzzer(\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)
+open_paren := (
+FUZZ_TARGETS ?= $(shell sed -n 's/^vigil_fuzzer$(open_paren)\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)
 fuzz: deps
 	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
