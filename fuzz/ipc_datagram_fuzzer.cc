@@ -25,9 +25,10 @@
 
 namespace {
 
+// Static, so its destructor removes the tree when the process exits.
 const vigil::fuzz::FuzzTempDir& ProcTree() {
-  static auto* dir = [] {
-    auto* d = new vigil::fuzz::FuzzTempDir();
+  static vigil::fuzz::FuzzTempDir dir;
+  static const bool filled = [] {
     const struct {
       int pid;
       const char* status;
@@ -40,13 +41,14 @@ const vigil::fuzz::FuzzTempDir& ProcTree() {
         {5000, "Name:\tpython3\nPPid:\t4000\nNSpid:\t5000\t7\n"},
     };
     for (const auto& p : kProcs) {
-      const std::string pid_dir = d->path() + "/" + std::to_string(p.pid);
+      const std::string pid_dir = dir.path() + "/" + std::to_string(p.pid);
       [[maybe_unused]] vigil::Status s = vigil::MakeDirs(pid_dir);
       std::ofstream(pid_dir + "/status") << p.status;
     }
-    return d;
+    return true;
   }();
-  return *dir;
+  (void)filled;
+  return dir;
 }
 
 void CheckStructs(std::string_view payload) {

@@ -63,9 +63,10 @@ struct Daemon {
   }
 };
 
+// Static, so its scratch directory is removed when the process exits.
 Daemon& TheDaemon() {
-  static Daemon* daemon = new Daemon();
-  return *daemon;
+  static Daemon daemon;
+  return daemon;
 }
 
 void Check(const nlohmann::json& reply) {
