@@ -50,8 +50,18 @@ demo: build
 bench: build
 	@tools/bench.sh
 
+# libFuzzer targets (fuzz/README.md): a clang build in build-fuzz/, then each target for
+# FUZZ_SECONDS on its checked-in corpus. `make test` runs the same harnesses briefly without clang.
+FUZZ_SECONDS ?= 60
+open_paren := (
+FUZZ_TARGETS ?= $(shell sed -n 's/^vigil_fuzzer$(open_paren)\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)
 fuzz: deps
-	@echo "fuzz targets: see bench/README.md"
+	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+	  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DVIGIL_SANITIZE=ON \
+	  -DVIGIL_BUILD_FUZZ=ON -DVIGIL_BUILD_TESTS=OFF -DVIGIL_BUILD_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target $(addsuffix _fuzzer,$(FUZZ_TARGETS))
+	@fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 clean:
-	rm -rf build build-test
+	rm -rf build build-test build-fuzz

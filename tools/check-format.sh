@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fails when a C/C++ file under src/, tests/ or bench/ is not clang-formatted (--fix rewrites).
+# Fails when a C/C++ file under src/, tests/, bench/ or fuzz/ is not clang-formatted (--fix rewrites).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t files < <(git ls-files -co --exclude-standard -- 'src/*.cc' 'src/*.h' 'tests/*.cc' \
-  'tests/*.h' 'tests/*.c' 'bench/*.cc' | grep -v '\.bpf\.c$' | while read -r f; do [ -f "$f" ] && echo "$f"; done)
+  'tests/*.h' 'tests/*.c' 'bench/*.cc' 'fuzz/*.cc' 'fuzz/*.h' | grep -v '\.bpf\.c$' | while read -r f; do [ -f "$f" ] && echo "$f"; done)
 [ ${#files[@]} -eq 0 ] && exit 0
 if [ "${1:-}" = "--fix" ]; then
   clang-format -i "${files[@]}"

@@ -2,6 +2,7 @@
 #include "attribution/proc_pid_files.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "base/strings.h"
 
@@ -65,8 +66,10 @@ ProcStatus ParseProcStatus(std::string_view text) {
     } else if (key == "Uid") {
       out.uid = ParseInt64(first).value_or(-1);
     } else if (key == "VmRSS") {
+      // A size no kernel prints (negative, or past int64 in bytes) is unknown, not UB.
       auto kb = ParseInt64(first);
-      out.vm_rss = kb ? *kb * 1024 : -1;
+      const bool sane = kb && *kb >= 0 && *kb <= std::numeric_limits<int64_t>::max() / 1024;
+      out.vm_rss = sane ? *kb * 1024 : -1;
     } else if (key == "Threads") {
       out.threads = ParseInt64(first).value_or(-1);
     }

@@ -80,5 +80,14 @@ TEST(ProcPidFilesTest, CmdlineNulsBecomeSpaces) {
   EXPECT_EQ(CmdlineToString(""), "");
 }
 
+// Found by fuzz/proc_pid_fuzzer: a VmRSS beyond int64 in bytes was multiplied anyway (signed
+// overflow, undefined behaviour under UBSan).
+TEST(ProcPidFilesTest, ImpossibleRssIsUnknown) {
+  EXPECT_EQ(ParseProcStatus("VmRSS:\t-9223372036854775808 kB\n").vm_rss, -1);
+  EXPECT_EQ(ParseProcStatus("VmRSS:\t9223372036854775807 kB\n").vm_rss, -1);
+  EXPECT_EQ(ParseProcStatus("VmRSS:\t-4 kB\n").vm_rss, -1);
+  EXPECT_EQ(ParseProcStatus("VmRSS:\t4 kB\n").vm_rss, 4096);
+}
+
 }  // namespace
 }  // namespace vigil

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <variant>
 
 #include <fmt/format.h>
@@ -38,6 +39,8 @@ StatusOr<std::string> AsString(std::string_view key, const RawValue& raw) {
   return BadValue(key, "a string");
 }
 
+constexpr int64_t kMaxDurationSeconds = std::numeric_limits<int64_t>::max() / kNanosPerSecond;
+
 StatusOr<int64_t> AsDuration(std::string_view key, const RawValue& raw) {
   int64_t ns = 0;
   if (const auto* s = std::get_if<std::string>(&raw.v)) {
@@ -47,9 +50,10 @@ StatusOr<int64_t> AsDuration(std::string_view key, const RawValue& raw) {
     }
     ns = *d;
   } else if (const auto* i = std::get_if<int64_t>(&raw.v)) {
-    ns = *i * kNanosPerSecond;
+    // Seconds past int64 nanoseconds (292 years) would overflow; they are refused like zero.
+    ns = *i > 0 && *i <= kMaxDurationSeconds ? *i * kNanosPerSecond : 0;
   } else if (const auto* f = std::get_if<double>(&raw.v)) {
-    ns = static_cast<int64_t>(*f * 1e9);
+    ns = *f > 0 && *f <= kMaxDurationSeconds ? static_cast<int64_t>(*f * 1e9) : 0;  // NaN too.
   } else {
     return BadValue(key, "a duration such as \"10s\"");
   }

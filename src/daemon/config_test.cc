@@ -189,5 +189,22 @@ TEST(ConfigTest, PrivilegeKeysParseFromFileAndFlags) {
   EXPECT_FALSE(ApplyOverride("seccomp", "maybe", &c).ok());
 }
 
+// Found by fuzz/daemon_config_fuzzer: a duration of more seconds than int64 nanoseconds hold
+// overflowed (undefined behaviour), and a float one was cast unchecked.
+TEST(ConfigTest, DurationsBeyondInt64NanosecondsAreRefused) {
+  for (const char* text : {"interval = 4073709551616\n", "interval = 9223372036854775807\n",
+                           "interval = 1e300\n", "interval = nan\n", "interval = -inf\n"}) {
+    DaemonConfig c;
+
+    Status s = ApplyConfigText(text, "vigild.toml", &c);
+
+    EXPECT_FALSE(s.ok()) << text;
+    EXPECT_EQ(c.interval_ns, 10 * kNanosPerSecond) << text;
+  }
+  DaemonConfig c;
+  EXPECT_TRUE(ApplyConfigText("interval = 2.5\n", "vigild.toml", &c).ok());
+  EXPECT_EQ(c.interval_ns, 2'500'000'000);
+}
+
 }  // namespace
 }  // namespace vigil::daemon

@@ -60,9 +60,10 @@ bool IsSafeFileChar(char c) {
          c == '_' || c == '-';
 }
 
-bool HasDotDot(std::string_view path) {
+// "." counts too: "<root>/." names the root itself and "<root>/d/." a directory, not a file.
+bool HasDotComponent(std::string_view path) {
   for (std::string_view part : Split(path, '/')) {
-    if (part == "..") {
+    if (part == ".." || part == ".") {
       return true;
     }
   }
@@ -208,8 +209,8 @@ LogFileDecision DecideLogFile(std::string_view root, std::string_view trace_id,
     return LogFileDecision{JoinPath(trace_dir, "trace.json"), false, ""};
   }
   std::string note;
-  if (HasDotDot(requested)) {
-    note = "the requested path contains '..'";
+  if (HasDotComponent(requested)) {
+    note = "the requested path contains a '.' or '..' component";
   } else if (requested[0] != '/') {
     note = "the requested path is relative";
   } else if (!requested.starts_with(root_dir + "/") || requested.size() <= root_dir.size() + 1) {

@@ -71,6 +71,21 @@ TEST(TraceConfigTest, WritesEveryTraceInItsOwnDirectory) {
   EXPECT_FALSE(none.rewritten);
 }
 
+// Found by fuzz/kineto_config_fuzzer: "<root>/." was honoured, so the daemon took the trace root
+// itself for the trace's directory and chmod-ed it 0777, dropping its sticky bit.
+TEST(TraceConfigTest, RewritesPathsWithDotComponents) {
+  for (const char* requested : {"/tmp/vigil-traces/.", "/tmp/vigil-traces/./",
+                                "/tmp/vigil-traces/run7/.", "/tmp/vigil-traces/./run7/a.json"}) {
+    auto d = DecideLogFile("/tmp/vigil-traces", "tr-1", requested);
+
+    EXPECT_TRUE(d.rewritten) << requested;
+    EXPECT_TRUE(d.path.starts_with("/tmp/vigil-traces/tr-1/")) << d.path;
+    EXPECT_NE(d.path, "/tmp/vigil-traces/tr-1/.") << requested;
+  }
+  EXPECT_EQ(DecideLogFile("/tmp/vigil-traces", "tr-1", "/tmp/vigil-traces/.").path,
+            "/tmp/vigil-traces/tr-1/trace.json");
+}
+
 TEST(TraceConfigTest, NamesFilesAsKinetoDoes) {
   EXPECT_EQ(KinetoTraceFileForPid("/tmp/x/trace.json", 42), "/tmp/x/trace_42.json");
   EXPECT_EQ(KinetoTraceFileForPid("/tmp/x/a.pt.trace.json", 42), "/tmp/x/a_42.pt.trace.json");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ipc/trace_sessions.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -195,6 +196,28 @@ TEST_F(TraceServiceTest, RateLimitsStarts) {
   EXPECT_TRUE(limited.Start(req).ok());
   EXPECT_EQ(limited.Start(req).status().code(), StatusCode::kResourceExhausted);
   registry_->SetObserver(service_.get());
+}
+
+// Found by fuzz/kineto_config_fuzzer. A local user's `dyno gputrace` asking for
+// ACTIVITIES_LOG_FILE=<root>/. made the daemon treat the trace root as the trace's directory and
+// chmod it 0777, dropping the sticky bit that keeps users from removing each other's traces.
+TEST_F(TraceServiceTest, LogFileNamingTheRootLeavesTheRootAlone) {
+  PollAs(600, 5);
+  PollAs(601, 5);
+  const std::string root = root_.path() + "/traces";
+  ASSERT_TRUE(service_->StartRaw("5", {600}, "ACTIVITIES_DURATION_MSECS=100", 10, "test").ok());
+  struct stat before {};
+  ASSERT_EQ(stat(root.c_str(), &before), 0);
+
+  auto session =
+      service_->StartRaw("5", {601}, "ACTIVITIES_LOG_FILE=" + root + "/.", 10, "uid 65534");
+
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  EXPECT_TRUE(session->log_file.rewritten);
+  EXPECT_TRUE(session->log_file.path.starts_with(root + "/" + session->trace_id + "/"));
+  struct stat after {};
+  ASSERT_EQ(stat(root.c_str(), &after), 0);
+  EXPECT_EQ(after.st_mode & 07777, before.st_mode & 07777);
 }
 
 }  // namespace

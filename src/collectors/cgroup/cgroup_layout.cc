@@ -55,6 +55,11 @@ std::string_view CgroupLayout::MountRoot(const std::string& dir) const {
 
 std::string CgroupLayout::Dir(const std::string& dir, std::string_view path) const {
   if (dir.empty()) return "";
+  // The kernel shows a cgroup outside the reader's cgroup namespace as "/../.."; it is not below
+  // this mount, and joining it would read files outside the hierarchy.
+  for (std::string_view part : Split(path, '/')) {
+    if (part == "..") return "";
+  }
   const std::string_view root = MountRoot(dir);
   if (root == "/") return JoinPath(dir, path);
   if (path == root) return dir;

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/cgroup/cgroup_layout.h"
 
+#include <stdlib.h>
+
+#include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
+
+#include "attribution/cgroup_path_rules.h"
+#include "base/file_util.h"
+#include "collectors/cgroup/cgroup_stats.h"
 
 namespace vigil {
 namespace {
@@ -92,6 +99,29 @@ TEST(CgroupLayoutTest, TheAttributionTreeHasNoMountsAndIsAbsent) {
   StatusOr<CgroupLayout> layout = DetectCgroupLayout(Fixture("cg_procs"));
 
   EXPECT_EQ(layout.status().code(), StatusCode::kNotFound);
+}
+
+// Found by fuzz/cgroup_fuzzer: a membership outside the daemon's cgroup namespace ("0::/../x")
+// was joined below the mount, so the collector read cpu.stat and memory files outside the
+// hierarchy and reported them as that process's cgroup.
+TEST(CgroupLayoutTest, MembershipOutsideTheNamespaceIsNotVisible) {
+  char tmpl[] = "/tmp/vigil-cgroup-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string sys = tmpl;
+  ASSERT_TRUE(MakeDirs(sys + "/fs/cgroup").ok());
+  ASSERT_TRUE(MakeDirs(sys + "/fs/outside").ok());
+  ASSERT_TRUE(WriteFileAtomic(sys + "/fs/outside/cpu.stat", "usage_usec 5000000\n").ok());
+  CgroupLayout layout = ParseCgroupMounts("cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n", sys);
+  const ProcCgroups cgroups = ParseProcCgroup("0::/../outside\n");
+
+  const std::string dir = layout.Dir(layout.unified, cgroups.unified);
+  const CgroupStats stats = ReadCgroupStats(layout, cgroups.unified, 100);
+
+  EXPECT_EQ(dir, "");
+  EXPECT_FALSE(stats.found);
+  EXPECT_FALSE(stats.cpu_usage_seconds.has_value());
+  EXPECT_EQ(layout.Dir(layout.unified, "/a/b"), sys + "/fs/cgroup/a/b");
+  std::filesystem::remove_all(sys);
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fuzzes every parser of the host collectors' /proc and /sys text (collectors/proc_*.h,
+// statvfs_filesystem_collector.h, sys_infiniband_collector.h, proc_parse.h). Each input is fed to
+// all of them, so a real file of any kind (the corpus holds this project's fixture files and
+// files of real hosts) seeds every parser at once. Invariants beyond "no crash": the views a
+// parser returns point into the text it was given.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "collectors/proc_cpu_collector.h"
+#include "collectors/proc_diskstats_collector.h"
+#include "collectors/proc_loadavg_collector.h"
+#include "collectors/proc_meminfo_collector.h"
+#include "collectors/proc_netdev_collector.h"
+#include "collectors/proc_parse.h"
+#include "collectors/proc_pressure_collector.h"
+#include "collectors/statvfs_filesystem_collector.h"
+#include "collectors/sys_infiniband_collector.h"
+#include "fuzz/fuzz_input.h"
+
+namespace {
+
+bool Inside(std::string_view text, std::string_view part) {
+  return part.empty() ||
+         (part.data() >= text.data() && part.data() + part.size() <= text.data() + text.size());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // A copy the size of the input, so ASan sees a read one past the end.
+  const std::string copy(reinterpret_cast<const char*>(data), size);
+  const std::string_view text = copy;
+
+  [[maybe_unused]] auto cpu = vigil::ProcCpuCollector::Parse(text);
+  if (auto disks = vigil::ProcDiskstatsCollector::Parse(text); disks.ok()) {
+    for (const auto& d : *disks) {
+      VIGIL_FUZZ_CHECK(Inside(text, d.name));
+    }
+  }
+  [[maybe_unused]] auto load = vigil::ProcLoadavgCollector::Parse(text);
+  [[maybe_unused]] auto mem = vigil::ProcMeminfoCollector::Parse(text);
+  [[maybe_unused]] auto node = vigil::ProcMeminfoCollector::ParseNode(text);
+  if (auto ifs = vigil::ProcNetdevCollector::ParseNetDev(text); ifs.ok()) {
+    for (const auto& i : *ifs) {
+      VIGIL_FUZZ_CHECK(Inside(text, i.name));
+    }
+  }
+  for (std::string_view section : {"Tcp", "TcpExt", "Ip", "Udp", ""}) {
+    if (auto pairs = vigil::ProcNetdevCollector::ParseSnmpSection(text, section); pairs.ok()) {
+      for (const auto& [name, value] : *pairs) {
+        VIGIL_FUZZ_CHECK(Inside(text, name));
+      }
+    }
+  }
+  [[maybe_unused]] auto psi = vigil::ProcPressureCollector::Parse(text);
+  if (auto mounts = vigil::StatvfsFilesystemCollector::Parse(text); mounts.ok()) {
+    for (const auto& m : *mounts) {
+      VIGIL_FUZZ_CHECK(Inside(text, m.fstype) && Inside(text, m.device));
+    }
+  }
+  [[maybe_unused]] auto state = vigil::SysInfinibandCollector::ParseState(text);
+  [[maybe_unused]] auto rate = vigil::SysInfinibandCollector::ParseRate(text);
+  [[maybe_unused]] auto counter = vigil::ParseCounterField(text, "field");
+  [[maybe_unused]] auto decimal = vigil::ParseDecimalField(text, "field");
+  for (std::string_view key : {"avg10", "rbytes", ""}) {
+    std::string_view v = vigil::ValueAfterKey(text, key);
+    VIGIL_FUZZ_CHECK(v.data() == nullptr || Inside(text, v));
+  }
+  return 0;
+}
