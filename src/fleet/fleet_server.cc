@@ -128,6 +128,13 @@ void FleetServer::HandleIngest(const httplib::Request& req, httplib::Response& r
     ReplyError(res, 503, result.status().message());
     return;
   }
+  if (result->refused) {  // Over a per-host limit (ledger_limits.h): a resend is refused too.
+    ReplyJson(res, 400,
+              json{{"error", result->refused->message},
+                   {"limit", result->refused->limit},
+                   {"host", batch->host}});
+    return;
+  }
   ReplyJson(res, 200,
             json{{"accepted", !result->duplicate},
                  {"duplicate", result->duplicate},
