@@ -13,6 +13,7 @@
 #include "fleet/analysis_store.h"
 #include "fleet/http_reply.h"
 #include "fleet/ingest_batch.h"
+#include "fleet/ledger_host_jobs.h"
 
 namespace vigil {
 namespace {
@@ -25,6 +26,47 @@ std::string Param(const httplib::Request& req, const char* name) {
   return req.has_param(name) ? req.get_param_value(name) : "";
 }
 
+// Who may store an analysis of a job: an operator (any job, any host or none), or a host's
+// token naming that host, for a job the host reported (ledger_host_jobs.h). Without a token
+// file every loopback client is an operator, as for every other route. Replies the refusal.
+bool Authorize(const httplib::Request& req, httplib::Response& res, LedgerStore& store,
+               const RequestGuard& guard, const AnalysisUpload& upload) {
+  httplib::Response scratch;
+  if (guard(req, scratch, kOperatorRole)) {
+    if (upload.job_id.empty()) {
+      ReplyError(res, 400, "job_id: required (POST /api/v1/analyses?job_id=J)");
+      return false;
+    }
+    return true;
+  }
+  if (upload.host.empty()) {
+    if (scratch.status == 403) {
+      ReplyError(res, 403,
+                 std::string("an analysis without host= needs an operator token (a line \"") +
+                     kOperatorRole +
+                     " TOKEN\" in vigil-fleet's --token-file); a host's token uploads with "
+                     "host=HOST, for the jobs that host reported");
+    } else {
+      res.status = scratch.status;  // No or an unknown token: the guard's own reply.
+      res.set_content(scratch.body, "application/json");
+    }
+    return false;
+  }
+  if (!guard(req, res, upload.host)) return false;
+  if (upload.job_id.empty()) {
+    ReplyError(res, 400, "job_id: required (POST /api/v1/analyses?job_id=J)");
+    return false;
+  }
+  if (Status s = CheckJobOnHost(store, upload.host, upload.job_id); !s.ok()) {
+    VIGIL_LOG_EVERY_N_SEC(WARN, 10, "analysis upload refused: host={} job={} err={}",
+                          SanitizeForLog(upload.host, 64), SanitizeForLog(upload.job_id, 64),
+                          s.message());
+    ReplyError(res, HttpCode(s), s.message());
+    return false;
+  }
+  return true;
+}
+
 void HandleUpload(const httplib::Request& req, httplib::Response& res, LedgerStore* store,
                   const RequestGuard& guard, size_t max_bytes) {
   AnalysisUpload upload{.job_id = Param(req, "job_id"),
@@ -34,11 +76,7 @@ void HandleUpload(const httplib::Request& req, httplib::Response& res, LedgerSto
                         .trace_path = Param(req, "trace_path"),
                         .received_ns = UnixNanos(),
                         .report_json = ""};
-  if (!guard(req, res, upload.host)) return;
-  if (upload.job_id.empty()) {
-    ReplyError(res, 400, "job_id: required (POST /api/v1/analyses?job_id=J)");
-    return;
-  }
+  if (!Authorize(req, res, *store, guard, upload)) return;
   std::string_view body = req.body;
   // "Content-Encoding: gzip" reaches here as sent (FleetServer::CheckHead): inflated, capped.
   if (body.size() >= 2 && body[0] == '\x1f' && body[1] == '\x8b') {

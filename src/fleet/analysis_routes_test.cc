@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "base/gzip.h"
+#include "base/time_util.h"
 #include "fleet/fleet_server_fixture.h"
+#include "fleet/fleet_test_util.h"
 
 namespace vigil {
 namespace {
@@ -45,6 +47,15 @@ class AnalysisRoutesTest : public fleet_test::FleetServerFixture {
     if (!token.empty()) h.emplace("Authorization", "Bearer " + token);
     return client_->Post("/api/v1/analyses" + query, h, gzip ? Gzip(body) : body,
                          "application/json");
+  }
+  // `host` reports `job` on one of its GPUs, as its daemon would.
+  void PushJob(const std::string& host, const std::string& job) {
+    std::vector<IngestSample> s;
+    fleet_test::AddGpuTick(&s, "GPU-" + host, UnixNanos(), 10, 0.5,
+                           {{.job_id = job, .alloc_s = 5, .busy_s = 5}});
+    auto r =
+        store_->Ingest(fleet_test::MakeBatch(host, host + "-" + job, 1, std::move(s)), UnixNanos());
+    ASSERT_TRUE(r.ok() && !r->refused) << r.status().ToString();
   }
   json Get(const std::string& path) {
     auto r = client_->Get(path);
@@ -140,7 +151,8 @@ TEST_F(AnalysisRoutesTest, ReportsAboveTheCapAre413EvenWhenGzipped) {
 }
 
 TEST_F(AnalysisRoutesTest, TokensAreRequiredWhenATokenFileIsSet) {
-  Start("h1 secret-1\n* admin\n");
+  Start("h1 secret-1\n@operator admin\n");
+  PushJob("h1", "J");
   const std::string report = Fixture("h100_bert_small.json");
   auto none = Upload("?job_id=J&host=h1", report);
   ASSERT_TRUE(none);
@@ -161,6 +173,44 @@ TEST_F(AnalysisRoutesTest, TokensAreRequiredWhenATokenFileIsSet) {
     auto authed = client_->Get(path, {{"Authorization", "Bearer admin"}});
     ASSERT_TRUE(authed);
     EXPECT_EQ(authed->status, 200) << path << " " << authed->body;
+  }
+}
+
+// The attack: a host's token (or a "*" one) storing analyses of jobs its host never ran, by
+// naming its own host or no host at all. Refused; an operator token may.
+TEST_F(AnalysisRoutesTest, AHostTokenStoresAnalysesOnlyOfJobsItsHostReported) {
+  Start("h1 secret-1\nh2 secret-2\n* any-host\n@operator admin\n");
+  PushJob("h1", "own-job");
+  PushJob("h2", "other-teams-job");
+  const std::string report = Fixture("h100_bert_small.json");
+  for (const auto& [query, token] : std::vector<std::pair<std::string, std::string>>{
+           {"?job_id=other-teams-job&host=h1", "secret-1"},
+           {"?job_id=other-teams-job", "secret-1"},
+           {"?job_id=other-teams-job", "any-host"},
+           {"?job_id=other-teams-job&host=h1", "any-host"},
+           {"?job_id=never-seen&host=h2", "secret-2"}}) {
+    auto r = Upload(query, report, false, token);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 403) << query << " " << token << " " << r->body;
+    EXPECT_FALSE(ErrorOf(r).empty()) << r->body;
+  }
+  auto no_host = Upload("?job_id=other-teams-job", report, false, "secret-1");
+  EXPECT_NE(ErrorOf(no_host).find("needs an operator token"), std::string::npos) << no_host->body;
+  auto named = Upload("?job_id=other-teams-job&host=h1", report, false, "secret-1");
+  EXPECT_NE(ErrorOf(named).find("never reported by host h1"), std::string::npos) << named->body;
+  auto list = client_->Get("/api/v1/analyses", {{"Authorization", "Bearer admin"}});
+  ASSERT_TRUE(list);
+  EXPECT_TRUE(json::parse(list->body)["analyses"].empty()) << list->body;
+
+  // What is allowed: each host its own jobs ("*" naming the host), and an operator any job.
+  for (const auto& [query, token] : std::vector<std::pair<std::string, std::string>>{
+           {"?job_id=own-job&host=h1", "secret-1"},
+           {"?job_id=other-teams-job&host=h2", "secret-2"},
+           {"?job_id=other-teams-job&host=h2", "any-host"},
+           {"?job_id=never-seen", "admin"}}) {
+    auto r = Upload(query, report, false, token);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << query << " " << token << " " << r->body;
   }
 }
 

@@ -33,6 +33,7 @@ struct ServeFlags {
   std::string log_level = "info";
   bool allow_root = false;
   bool strict_permissions = false;
+  LedgerLimits limits;
   ProfilingFlags profiling;
 };
 
@@ -86,6 +87,7 @@ int Serve(const ServeFlags& f) {
 
   LedgerOptions ledger;
   ledger.path = f.db;
+  ledger.limits = f.limits;
   for (auto [text, out, name] :
        {std::tuple{&f.retention, &ledger.retention_ns, "--retention"},
         std::tuple{&f.rollup_retention, &ledger.rollup_retention_ns, "--rollup-retention"},
@@ -165,6 +167,28 @@ int main(int argc, char** argv) {
   serve->add_flag("--allow-root", flags.allow_root, "Run even as root (not recommended)");
   serve->add_flag("--strict-permissions", flags.strict_permissions,
                   "Refuse secret files (token file, TLS key) that group or others can read");
+  // Per-host limits (docs/fleet.md "Limits per host"): a batch over one is refused with HTTP 400.
+  vigil::LedgerLimits& limits = flags.limits;
+  serve
+      ->add_option("--max-series-per-host", limits.max_series_per_host,
+                   "Series one host's pushes may keep at once (0 = no limit)")
+      ->capture_default_str();
+  serve
+      ->add_option("--max-labels-per-series", limits.max_labels_per_series,
+                   "Labels one pushed sample may carry")
+      ->capture_default_str();
+  serve
+      ->add_option("--max-label-name-bytes", limits.max_label_name_bytes,
+                   "Longest label name of a pushed sample")
+      ->capture_default_str();
+  serve
+      ->add_option("--max-label-value-bytes", limits.max_label_value_bytes,
+                   "Longest label value of a pushed sample")
+      ->capture_default_str();
+  serve
+      ->add_option("--max-label-bytes-per-series", limits.max_label_bytes_per_series,
+                   "Label names and values of one pushed sample together")
+      ->capture_default_str();
   vigil::AddProfilingFlags(serve, &flags.profiling);
   int code = 0;
   serve->callback([&] { code = vigil::Serve(flags); });

@@ -17,6 +17,7 @@
 #include "fleet/ledger_query.h"
 #include "fleet/profiling_routes.h"
 #include "fleet/web/web_assets.h"
+#include "rpc/net_util.h"
 
 namespace vigil {
 namespace {
@@ -73,7 +74,7 @@ std::string FleetServer::Authorize(const httplib::Request& req, const std::strin
   const bool operator_action = host == kOperatorRole;
   bool known = false;
   for (const auto& [h, t] : tokens_) {
-    if (t != token) continue;
+    if (!ConstantTimeEquals(t, token)) continue;  // No timing hint of how much matched.
     known = true;
     if (operator_action ? h == kOperatorRole : host.empty() || h == host || h == "*") return "";
   }
@@ -125,6 +126,13 @@ void FleetServer::HandleIngest(const httplib::Request& req, httplib::Response& r
                           result.status().ToString());
     // The batch was valid; the ledger could not take it (disk full, locked): the sender retries.
     ReplyError(res, 503, result.status().message());
+    return;
+  }
+  if (result->refused) {  // Over a per-host limit (ledger_limits.h): a resend is refused too.
+    ReplyJson(res, 400,
+              json{{"error", result->refused->message},
+                   {"limit", result->refused->limit},
+                   {"host", batch->host}});
     return;
   }
   ReplyJson(res, 200,

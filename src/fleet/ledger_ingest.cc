@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_set>
 
 namespace vigil {
 namespace {
@@ -26,17 +27,23 @@ constexpr CounterField kCounters[] = {
     {"vigil_gpu_energy_joules_total", &LedgerCell::energy_j, false, false},
 };
 
-struct JobGaugeField {
-  std::string_view name;
-  double JobMetricCell::*sum;
-  int64_t JobMetricCell::*n;
-};
+// The counter a sample feeds, or null: per-job counters need a job id, the device's none.
+const CounterField* MatchCounter(const IngestSample& s, bool has_job) {
+  for (const CounterField& c : kCounters) {
+    if (s.name == c.name && c.per_job == has_job) return &c;
+  }
+  return nullptr;
+}
 
-constexpr JobGaugeField kJobGauges[] = {
-    {"vigil_job_mfu_ratio", &JobMetricCell::mfu_sum, &JobMetricCell::mfu_n},
-    {"vigil_job_model_flops", &JobMetricCell::flops_sum, &JobMetricCell::flops_n},
-    {"vigil_job_step_seconds", &JobMetricCell::step_s_sum, &JobMetricCell::step_n},
-};
+void AppendHeartbeatKey(const std::string& host, std::string_view uuid, std::string* key) {
+  key->clear();
+  key->append(host).append("\x1f#hb\x1f").append(uuid);
+}
+
+// Every series key starts with its host's name.
+std::string_view HostOf(const std::string& key) {
+  return std::string_view(key).substr(0, key.find('\x1f'));
+}
 
 void AppendSeriesKey(const std::string& host, const IngestSample& s, std::string* key) {
   key->clear();
@@ -98,10 +105,51 @@ const SeriesState* LedgerIngestor::Find(const std::string& key) const {
   return it == series_.end() ? nullptr : &it->second;
 }
 
+void LedgerIngestor::Load(const std::string& key, SeriesState state) {
+  if (series_.insert_or_assign(key, state).second) CountSeries(key, 1);
+}
+
+void LedgerIngestor::CountSeries(const std::string& key, int delta) {
+  auto it = host_series_.try_emplace(std::string(HostOf(key)), 0).first;
+  if (delta > 0) {
+    ++it->second;
+  } else if (it->second > 0) {
+    --it->second;
+  }
+  if (it->second == 0) host_series_.erase(it);
+}
+
+size_t LedgerIngestor::series_of_host(const std::string& host) const {
+  auto it = host_series_.find(host);
+  return it == host_series_.end() ? 0 : it->second;
+}
+
+size_t LedgerIngestor::NewSeries(const IngestBatch& batch) const {
+  // The keys Ingest() would create: a heartbeat per GPU-level sample's GPU, a counter series per
+  // sample of a ledger counter.
+  std::unordered_set<std::string> added;
+  std::string key;
+  for (const IngestSample& s : batch.samples) {
+    const std::string_view uuid = LabelValue(s.labels, "gpu_uuid");
+    if (uuid.empty()) continue;
+    const bool has_job = !LabelValue(s.labels, "job_id").empty();
+    if (!has_job && LabelValue(s.labels, "pid").empty()) {
+      AppendHeartbeatKey(batch.host, uuid, &key);
+      if (Find(key) == nullptr) added.insert(key);
+    }
+    if (MatchCounter(s, has_job) != nullptr) {
+      AppendSeriesKey(batch.host, s, &key);
+      if (Find(key) == nullptr) added.insert(key);
+    }
+  }
+  return added.size();
+}
+
 size_t LedgerIngestor::ForgetBefore(int64_t cut_ns) {
   size_t forgotten = 0;
   for (auto it = series_.begin(); it != series_.end();) {
     if (it->second.last_ns < cut_ns && journal_.count(it->first) == 0) {
+      CountSeries(it->first, -1);
       it = series_.erase(it);
       ++forgotten;
     } else {
@@ -118,6 +166,7 @@ SeriesState* LedgerIngestor::Touch(const std::string& key, bool create) {
       return nullptr;
     }
     journal_.try_emplace(key, std::nullopt);
+    CountSeries(key, 1);
     return &series_[key];
   }
   journal_.try_emplace(key, it->second);
@@ -128,8 +177,8 @@ void LedgerIngestor::Rollback() {
   for (auto& [key, old] : journal_) {
     if (old) {
       series_[key] = *old;
-    } else {
-      series_.erase(key);
+    } else if (series_.erase(key) != 0) {
+      CountSeries(key, -1);
     }
   }
   journal_.clear();
@@ -228,40 +277,27 @@ void LedgerIngestor::Counter(const std::string& key, const std::string& hb_key, 
   ++stats->used;
 }
 
-void LedgerIngestor::JobGauge(const IngestSample& s, IngestStats* stats) {
-  const std::string_view job_id = LabelValue(s.labels, "job_id");
-  if (job_id.empty() || !std::isfinite(s.value) || s.value < 0) {
-    return;
-  }
-  for (const JobGaugeField& g : kJobGauges) {
-    if (s.name == g.name) {
-      JobMetricCell& cell =
-          job_metrics_[{FloorDiv(s.time_ns, kMinuteNs) * 60, std::string(job_id)}];
-      cell.*g.sum += s.value;
-      ++(cell.*g.n);
-      ++stats->used;
-      return;
-    }
-  }
-}
-
 void LedgerIngestor::Ingest(const IngestBatch& batch, LedgerIds& ids, LedgerCells* cells,
                             IngestStats* stats) {
   std::string key;
   std::string hb_key;
   job_metrics_.clear();
+  std::vector<const IngestSample*> gauges;
   for (const IngestSample& s : batch.samples) {
     ++stats->samples;
     const std::string_view uuid = LabelValue(s.labels, "gpu_uuid");
     if (uuid.empty()) {
-      JobGauge(s, stats);
+      gauges.push_back(&s);
       continue;
     }
     const std::string_view job_id = LabelValue(s.labels, "job_id");
     const bool gpu_level = job_id.empty() && LabelValue(s.labels, "pid").empty();
+    const CounterField* counter = MatchCounter(s, !job_id.empty());
+    if (!gpu_level && counter == nullptr) {
+      continue;  // Nothing the ledger keeps: no GPU row for it either.
+    }
     const int64_t gpu_id = ids.GpuId(uuid, LabelValue(s.labels, "gpu_model"), s.time_ns);
-    hb_key.clear();
-    hb_key.append(batch.host).append("\x1f#hb\x1f").append(uuid);
+    AppendHeartbeatKey(batch.host, uuid, &hb_key);
     if (gpu_level) {
       Heartbeat(hb_key, gpu_id, s.time_ns, cells, stats);
       if (s.name == "vigil_gpu_sm_active_ratio" || s.name == "vigil_gpu_flops_estimated") {
@@ -277,51 +313,25 @@ void LedgerIngestor::Ingest(const IngestBatch& batch, LedgerIds& ids, LedgerCell
         continue;
       }
     }
-    for (const CounterField& c : kCounters) {
-      if (s.name != c.name || c.per_job == job_id.empty()) {
-        continue;
-      }
-      int64_t job_key = 0;
-      if (c.per_job) {
-        JobIdent job{std::string(job_id),
-                     std::string(LabelValue(s.labels, "user")),
-                     std::string(LabelValue(s.labels, "team")),
-                     std::string(LabelValue(s.labels, "model")),
-                     std::string(LabelValue(s.labels, "framework")),
-                     std::string(LabelValue(s.labels, "rule"))};
-        job_key = ids.JobKey(job, gpu_id, s.time_ns);
-      }
-      AppendSeriesKey(batch.host, s, &key);
-      Counter(key, hb_key, gpu_id, job_key, c.field, c.seconds, s, cells, stats);
-      break;
+    if (counter == nullptr) {
+      continue;
     }
+    int64_t job_key = 0;
+    if (counter->per_job) {
+      JobIdent job{std::string(job_id),
+                   std::string(LabelValue(s.labels, "user")),
+                   std::string(LabelValue(s.labels, "team")),
+                   std::string(LabelValue(s.labels, "model")),
+                   std::string(LabelValue(s.labels, "framework")),
+                   std::string(LabelValue(s.labels, "rule"))};
+      job_key = ids.JobKey(job, gpu_id, s.time_ns);
+    }
+    AppendSeriesKey(batch.host, s, &key);
+    Counter(key, hb_key, gpu_id, job_key, counter->field, counter->seconds, s, cells, stats);
   }
-}
-
-Status FlushJobMetrics(Db& db, const JobMetricCells& cells) {
-  if (cells.empty()) {
-    return OkStatus();
-  }
-  VIGIL_ASSIGN_OR_RETURN(
-      Stmt stmt,
-      db.Prepare("INSERT INTO job_minute_metrics (job_id, minute_s, mfu_sum, mfu_n, flops_sum,"
-                 " flops_n, step_s_sum, step_n) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-                 " ON CONFLICT (job_id, minute_s) DO UPDATE SET mfu_sum=mfu_sum+excluded.mfu_sum,"
-                 " mfu_n=mfu_n+excluded.mfu_n, flops_sum=flops_sum+excluded.flops_sum,"
-                 " flops_n=flops_n+excluded.flops_n, step_s_sum=step_s_sum+excluded.step_s_sum,"
-                 " step_n=step_n+excluded.step_n"));
-  for (const auto& [key, c] : cells) {
-    VIGIL_RETURN_IF_ERROR(stmt.Bind(1, key.second)
-                              .Bind(2, key.first)
-                              .Bind(3, c.mfu_sum)
-                              .Bind(4, c.mfu_n)
-                              .Bind(5, c.flops_sum)
-                              .Bind(6, c.flops_n)
-                              .Bind(7, c.step_s_sum)
-                              .Bind(8, c.step_n)
-                              .Run());
-  }
-  return OkStatus();
+  // After the counters: the jobs this batch reports are known to `ids` by now.
+  std::map<std::string, bool> on_host;
+  for (const IngestSample* s : gauges) JobGauge(*s, ids, &on_host, stats);
 }
 
 }  // namespace vigil

@@ -11,6 +11,8 @@
 //   counted as late. This makes duplicate and out-of-order batches safe.
 // - A job series that first appears on a GPU already reporting started from zero at that GPU's
 //   previous report; otherwise its first point is only a baseline.
+// - libvigil_client's job gauges count only for jobs the pushing host reported (its per-job
+//   counters, in this batch or before): a host's token writes no data about other hosts' jobs.
 // Owner: fleet. Thread-compatible: the ledger store calls it under its mutex.
 #pragma once
 
@@ -70,6 +72,9 @@ class LedgerIds {
   virtual ~LedgerIds() = default;
   virtual int64_t GpuId(std::string_view uuid, std::string_view gpu_model, int64_t time_ns) = 0;
   virtual int64_t JobKey(const JobIdent& job, int64_t gpu_id, int64_t time_ns) = 0;
+  // Whether the batch's host has reported this job id on one of its GPUs (JobKey of this batch
+  // included).
+  virtual bool JobOnHost(std::string_view job_id) = 0;
 };
 
 struct SeriesState {
@@ -85,6 +90,7 @@ struct IngestStats {
   uint64_t used = 0;     // Contributed to the ledger.
   uint64_t late = 0;     // Inside an already accounted interval (or a repeated point).
   uint64_t resets = 0;   // Counter resets seen.
+  uint64_t foreign = 0;  // Job gauges of a job the host never reported: dropped.
 };
 
 class LedgerIngestor {
@@ -103,7 +109,11 @@ class LedgerIngestor {
 
   const std::map<std::string, std::optional<SeriesState>>& touched() const { return journal_; }
   const SeriesState* Find(const std::string& key) const;
-  void Load(std::string key, SeriesState state) { series_[std::move(key)] = state; }
+  void Load(const std::string& key, SeriesState state);
+  // The series Ingest(batch) would add (distinct keys not held yet), and those held for a host:
+  // what the per-host series limit (ledger_limits.h) is checked on before a batch is applied.
+  size_t NewSeries(const IngestBatch& batch) const;
+  size_t series_of_host(const std::string& host) const;
   // Forgets the series whose last point is before cut_ns (not those touched since the last
   // Commit()); returns how many. A series seen again later starts afresh, as a new one does.
   size_t ForgetBefore(int64_t cut_ns);
@@ -112,6 +122,7 @@ class LedgerIngestor {
   void Clear() {
     series_.clear();
     journal_.clear();
+    host_series_.clear();
   }
 
   // Spreads `amount` of `field` over [a_ns, b_ns) by minute (all of it in b's minute when the
@@ -123,6 +134,7 @@ class LedgerIngestor {
 
  private:
   SeriesState* Touch(const std::string& key, bool create);
+  void CountSeries(const std::string& key, int delta);
   // The interval to account for a step from a to b: itself, or its last `fallback` when longer
   // than max_gap.
   std::pair<int64_t, int64_t> Clip(int64_t a_ns, int64_t b_ns, int64_t fallback_ns) const;
@@ -132,12 +144,14 @@ class LedgerIngestor {
                double LedgerCell::*field, bool seconds, const IngestSample& s, LedgerCells* cells,
                IngestStats* stats);
 
-  void JobGauge(const IngestSample& s, IngestStats* stats);
+  void JobGauge(const IngestSample& s, LedgerIds& ids, std::map<std::string, bool>* on_host,
+                IngestStats* stats);
 
   const int64_t max_gap_ns_;
   JobMetricCells job_metrics_;
   std::unordered_map<std::string, SeriesState> series_;
   std::map<std::string, std::optional<SeriesState>> journal_;  // Previous state; nullopt = new.
+  std::unordered_map<std::string, size_t> host_series_;        // Host -> series held.
 };
 
 // Adds the cells to job_minute_metrics (sums and counts add up across batches and hosts).

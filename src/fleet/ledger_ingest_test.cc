@@ -2,6 +2,7 @@
 #include "fleet/ledger_ingest.h"
 
 #include <map>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -24,7 +25,13 @@ class FakeIds : public LedgerIds {
   int64_t JobKey(const JobIdent& job, int64_t, int64_t) override {
     return jobs.try_emplace(job.job_id, static_cast<int64_t>(jobs.size()) + 1).first->second;
   }
+  // The host reported the job: in an earlier batch (`reported`) or by a counter (JobKey).
+  bool JobOnHost(std::string_view job_id) override {
+    const std::string id(job_id);
+    return reported.count(id) != 0 || jobs.count(id) != 0;
+  }
   std::map<std::string, int64_t> gpus, jobs;
+  std::set<std::string> reported;
 };
 
 struct Harness {
@@ -157,6 +164,7 @@ namespace {
 
 TEST(LedgerIngestTest, JobGaugesAreSummedPerJobIdAndMinute) {
   Harness h;
+  h.ids.reported = {"J"};
   const Labels job = {{"job_id", "J"}, {"team", "t"}};
   std::vector<IngestSample> s = {
       fleet_test::S("vigil_job_mfu_ratio", false, job, 0.25, kT0 + 10 * kSec),
@@ -183,6 +191,53 @@ TEST(LedgerIngestTest, JobGaugesAreSummedPerJobIdAndMinute) {
   // The next batch starts afresh: nothing of the previous one is carried over.
   h.Push({fleet_test::S("vigil_job_mfu_ratio", false, job, 0.1, kT0 + 130 * kSec)});
   EXPECT_EQ(h.ingestor.TakeJobMetrics().size(), 1u);
+}
+
+// A host's token pushing MFU for a job of another host: dropped and counted, while the gauges of
+// a job the same batch reports (its counters after the gauge) count.
+TEST(LedgerIngestTest, JobGaugesOfAJobTheHostNeverReportedAreDropped) {
+  Harness h;
+  std::vector<IngestSample> s = {
+      fleet_test::S("vigil_job_mfu_ratio", false, {{"job_id", "victim"}}, 1e300, kT0),
+      fleet_test::S("vigil_job_mfu_ratio", false, {{"job_id", "own"}}, 0.4, kT0)};
+  AddGpuTick(&s, "G1", kT0, 0, 0.5, {{.job_id = "own", .alloc_s = 1}});
+  h.Push(s);
+  EXPECT_EQ(h.stats.foreign, 1u);
+  const JobMetricCells cells = h.ingestor.TakeJobMetrics();
+  ASSERT_EQ(cells.size(), 1u);
+  EXPECT_EQ(cells.begin()->first.second, "own");
+  EXPECT_DOUBLE_EQ(cells.begin()->second.mfu_sum, 0.4);
+}
+
+// The per-host series count the limit is checked on: what a batch would add, what is held, and
+// both back where they were after a rollback or once the series are forgotten.
+TEST(LedgerIngestTest, SeriesAreCountedPerHost) {
+  Harness h;
+  std::vector<IngestSample> s;
+  AddGpuTick(&s, "G1", kT0, 0, 0.5, {{.job_id = "a"}, {.job_id = "b"}});
+  // Not kept by the ledger: no series, no GPU row.
+  s.push_back(fleet_test::S("vigil_gpu_process_memory_bytes", false,
+                            {{"gpu_uuid", "G-unused"}, {"job_id", "a"}, {"pid", "7"}}, 1, kT0));
+  const IngestBatch batch = fleet_test::MakeBatch("h1", "b1", 1, s);
+  // A heartbeat, the device's energy and 4 counters for each of 2 jobs.
+  EXPECT_EQ(h.ingestor.NewSeries(batch), 10u);
+  h.Push(s);
+  EXPECT_EQ(h.ingestor.series_of_host("h1"), 10u);
+  EXPECT_EQ(h.ingestor.series_of_host("h2"), 0u);
+  EXPECT_EQ(h.ids.gpus.count("G-unused"), 0u);
+  EXPECT_EQ(h.ingestor.NewSeries(batch), 0u);  // Already held.
+
+  std::vector<IngestSample> more;
+  AddGpuTick(&more, "G2", kT0 + 10 * kSec, 0, 0.5, {{.job_id = "c"}});
+  const IngestBatch next = fleet_test::MakeBatch("h1", "b2", 2, more);
+  EXPECT_EQ(h.ingestor.NewSeries(next), 6u);
+  IngestStats stats;
+  h.ingestor.Ingest(next, h.ids, &h.cells, &stats);
+  EXPECT_EQ(h.ingestor.series_of_host("h1"), 16u);
+  h.ingestor.Rollback();
+  EXPECT_EQ(h.ingestor.series_of_host("h1"), 10u);
+  EXPECT_EQ(h.ingestor.ForgetBefore(kT0 + kSec), 10u);
+  EXPECT_EQ(h.ingestor.series_of_host("h1"), 0u);
 }
 
 }  // namespace

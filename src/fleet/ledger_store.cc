@@ -94,6 +94,10 @@ StatusOr<IngestResult> LedgerStore::IngestLocked(const IngestBatch& batch, int64
     result.duplicate = true;
     return result;
   }
+  if ((result.refused = Admit(batch))) {
+    return result;  // Nothing written: the savepoint is released empty.
+  }
+  batch_host_ = &batch.host;
   VIGIL_ASSIGN_OR_RETURN(batch_host_id_, HostId(batch.host, received_ns));
   batch_error_ = OkStatus();
   batch_jobs_.clear();
@@ -119,6 +123,7 @@ StatusOr<IngestResult> LedgerStore::IngestLocked(const IngestBatch& batch, int64
                             .Bind(4, received_ns)
                             .Bind(5, static_cast<int64_t>(batch.samples.size()))
                             .Run());
+  if (result.stats.foreign > 0) CountForeign(batch.host, result.stats.foreign);
   return result;
 }
 

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -28,6 +29,7 @@
 #include "base/status.h"
 #include "fleet/ingest_batch.h"
 #include "fleet/ledger_ingest.h"
+#include "fleet/ledger_limits.h"
 #include "fleet/sqlite_db.h"
 
 namespace vigil {
@@ -40,10 +42,13 @@ struct LedgerOptions {
   int64_t max_gap_ns = LedgerIngestor::kDefaultMaxGapNs;
   int max_group_batches = 64;  // Batches committed by one transaction at most.
   int readers = 4;             // Read connections (queries running at once).
+  LedgerLimits limits;         // What one host may make the ledger hold.
 };
 
 struct IngestResult {
   bool duplicate = false;  // (host, batch_id) was ingested before; nothing changed.
+  // Set when the batch is over a per-host limit: nothing of it was stored.
+  std::optional<LimitRefusal> refused;
   IngestStats stats;
 };
 
@@ -69,6 +74,10 @@ class LedgerStore : private LedgerIds {
   uint64_t grouped_batches() const { return grouped_batches_.load(); }
   // Callers inside Ingest() now (queued or being committed).
   size_t pending() const { return pending_.load(); }
+  // Batches refused over a per-host limit, and job gauges dropped because their host never
+  // reported the job (each also logged).
+  uint64_t limit_refusals() const { return limit_refusals_.load(); }
+  uint64_t foreign_job_samples() const { return foreign_job_samples_.load(); }
   // Deletes what is older than the retention windows, measured back from now_ns; counter state
   // (table and memory) of series silent for the idempotency window.
   Status ApplyRetention(int64_t now_ns);
@@ -119,6 +128,10 @@ class LedgerStore : private LedgerIds {
   struct Pending;
   StatusOr<IngestResult> IngestOne(const IngestRequest& request);
   StatusOr<IngestResult> IngestLocked(const IngestBatch& batch, int64_t received_ns);
+  // The refusal of a batch over a per-host limit (ledger_admission.cc), counted and logged.
+  std::optional<LimitRefusal> Admit(const IngestBatch& batch);
+  // Counts and logs the job gauges a committed batch had of jobs its host never reported.
+  void CountForeign(const std::string& host, uint64_t samples);
   void ClearIdCaches();
   // After a lost transaction: the in-memory series state is reloaded from what committed.
   void ReloadState();
@@ -129,6 +142,7 @@ class LedgerStore : private LedgerIds {
 
   int64_t GpuId(std::string_view uuid, std::string_view gpu_model, int64_t time_ns) override;
   int64_t JobKey(const JobIdent& job, int64_t gpu_id, int64_t time_ns) override;
+  bool JobOnHost(std::string_view job_id) override;
 
   const LedgerOptions options_;
   std::mutex write_mu_;
@@ -142,6 +156,7 @@ class LedgerStore : private LedgerIds {
   std::unordered_map<std::string, int64_t> job_keys_;
   std::set<std::pair<int64_t, int64_t>> job_gpus_;
   // The batch being ingested.
+  const std::string* batch_host_ = nullptr;
   int64_t batch_host_id_ = 0;
   Status batch_error_;
   std::map<int64_t, std::pair<int64_t, int64_t>> batch_jobs_;  // job_key -> first, last ns.
@@ -155,6 +170,8 @@ class LedgerStore : private LedgerIds {
   std::atomic<uint64_t> group_commits_{0};
   std::atomic<uint64_t> grouped_batches_{0};
   std::atomic<size_t> pending_{0};
+  std::atomic<uint64_t> limit_refusals_{0};
+  std::atomic<uint64_t> foreign_job_samples_{0};
 
   std::mutex read_mu_;
   std::condition_variable read_cv_;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The profiling routes over HTTP: a daemon uploading a trace it took on its own (no request id)
-// gets a request made for it, under its own host's token.
+// gets a request made for it, under its own host's token, and only for a job its host reported.
 #include "fleet/profiling_routes.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +19,8 @@ using nlohmann::json;
 
 TEST(ProfilingRoutesTest, ADaemonsOwnTraceIsAdoptedUnderItsHostToken) {
   fleet_test::LedgerFixture ledger;
+  // Job 77 runs on node-a, job 88 (another team's) on node-b.
+  ledger.Push({{"77", "node-a", "GPU-1", 0, {0.5}}, {"88", "node-b", "GPU-2", 0, {0.5}}}, 2, {});
   ASSERT_TRUE(WriteFileAtomic(ledger.dir() + "/tokens", "node-a tok-a\nnode-b tok-b\n").ok());
   ProfilingOptions po;
   po.mode = ProfilingMode::kManual;
@@ -53,6 +55,21 @@ TEST(ProfilingRoutesTest, ADaemonsOwnTraceIsAdoptedUnderItsHostToken) {
   auto neither = post("?trace_id=tr-5&job_id=77&pid=12&host=node-a", "tok-a");
   ASSERT_TRUE(neither);
   EXPECT_EQ(neither->status, 400);
+
+  // The attack: node-a's token adopting its trace as an analysis of node-b's job, or of a job
+  // no host reported. Refused, and no request is made for it.
+  for (const char* job : {"88", "never-seen"}) {
+    auto forged = post(
+        "?origin=auto%3Aperiodic&reason=sample&expected=1&trace_id=tr-6&pid=12"
+        "&host=node-a&job_id=" +
+            std::string(job),
+        "tok-a");
+    ASSERT_TRUE(forged);
+    EXPECT_EQ(forged->status, 403) << forged->body;
+    EXPECT_NE(forged->body.find("never reported by host node-a"), std::string::npos)
+        << forged->body;
+  }
+  EXPECT_FALSE((*service)->Get("daemon-node-a-tr-6").ok());
 
   auto ok = post(own, "tok-a");
   ASSERT_TRUE(ok);

@@ -10,6 +10,7 @@
 #include "base/file_util.h"
 #include "base/logging.h"
 #include "base/strings.h"
+#include "fleet/ledger_host_jobs.h"
 #include "fleet/profiling_service.h"
 
 namespace vigil {
@@ -34,6 +35,12 @@ StatusOr<std::string> ProfilingService::AdoptDaemonTrace(const DaemonTrace& t) {
     return InvalidArgumentError(
         fmt::format("a trace without request_id needs trace_id, job_id and expected=1..{}",
                     options_.max_files));
+  }
+  // A host's daemon traces its own jobs: it may not make analyses of another host's.
+  if (Status s = CheckJobOnHost(*store_, t.host, t.job_id); !s.ok()) {
+    VIGIL_LOG_EVERY_N_SEC(WARN, 10, "profiling refused a daemon's trace: host={} job_id={} err={}",
+                          SanitizeForLog(t.host, 64), SanitizeForLog(t.job_id, 64), s.message());
+    return s;
   }
   // One id per (host, trace): the daemon's retries and its other processes' files find it again.
   const std::string id =

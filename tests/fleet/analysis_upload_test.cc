@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vigil analyze TRACE --upload URL` against the built vigil-fleet: the report the service stores
 // is the one `vigil analyze --json` writes; the job id comes from --job-id or the trace's
-// metadata; tokens, missing job ids and an unreachable service are reported with their exit codes.
+// metadata; an operator's token uploads for any job, a host's only for the jobs that host
+// reported; bad tokens, missing job ids and an unreachable service are reported with their exit
+// codes.
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -46,8 +49,12 @@ class AnalysisUploadTest : public ::testing::Test {
     dir_ = std::filesystem::temp_directory_path() / ("vigil-anup-" + std::to_string(getpid()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
-    std::ofstream(dir_ / "tokens") << "* upload-token\n";
+    char name[256] = {};
+    gethostname(name, sizeof(name) - 1);
+    hostname_ = name;
+    std::ofstream(dir_ / "tokens") << "@operator upload-token\n" << hostname_ << " host-token\n";
     std::ofstream(dir_ / "client-token") << "upload-token\n";
+    std::ofstream(dir_ / "host-token") << "host-token\n";
     fleet_ = std::make_unique<FleetProcess>(
         (dir_ / "fleet.db").string(), fleet_test::FreePort(),
         std::vector<std::string>{"--token-file", (dir_ / "tokens").string()});
@@ -69,6 +76,7 @@ class AnalysisUploadTest : public ::testing::Test {
   }
 
   std::string vigil_;
+  std::string hostname_;  // What the CLI sends as host=.
   std::filesystem::path dir_;
   std::unique_ptr<FleetProcess> fleet_;
   const std::string traces_ = std::string(VIGIL_TEST_DATA_DIR) + "/traces/";
@@ -134,6 +142,42 @@ TEST_F(AnalysisUploadTest, RefusedTokenAndUnreachableServiceAreFailures) {
                     &out),
             3);
   EXPECT_EQ(Analyze({trace, "-q", "--job-id", "J"}, &out), 2);  // --job-id without --upload.
+}
+
+// With this host's token (not an operator's) the CLI uploads analyses of the jobs this host
+// reported to the ledger, and of no other job.
+TEST_F(AnalysisUploadTest, AHostTokenUploadsOnlyThisHostsJobs) {
+  const int64_t t = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+  const json batch = {{"host", hostname_},
+                      {"batch_id", "b1"},
+                      {"samples",
+                       {{{"name", "vigil_gpu_allocated_seconds_total"},
+                         {"kind", "counter"},
+                         {"labels", {{"gpu_uuid", "GPU-1"}, {"job_id", "here-1"}}},
+                         {"value", 1},
+                         {"time_ns", t}}}}};
+  httplib::Client c(fleet_->url());
+  auto pushed = c.Post("/api/v1/ingest", {{"Authorization", "Bearer host-token"}}, batch.dump(),
+                       "application/json");
+  ASSERT_TRUE(pushed && pushed->status == 200) << (pushed ? pushed->body : "");
+  const std::string trace = traces_ + "amd_mi250_minitoy.json.gz";
+  const std::string token = (dir_ / "host-token").string();
+  std::string out;
+  EXPECT_EQ(Analyze({trace, "-q", "--upload", fleet_->url(), "--job-id", "elsewhere",
+                     "--token-file", token},
+                    &out),
+            1);
+  EXPECT_TRUE(Get("/api/v1/analyses")["analyses"].empty());
+  ASSERT_EQ(
+      Analyze({trace, "-q", "--upload", fleet_->url(), "--job-id", "here-1", "--token-file", token},
+              &out),
+      0)
+      << out;
+  const json list = Get("/api/v1/analyses?job_id=here-1")["analyses"];
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["host"], hostname_);
 }
 
 }  // namespace
