@@ -79,7 +79,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   vigil::ProcessRegistryOptions ro;
   ro.proc_root = ProcTree().path();
   ro.max_processes = 8;
-  ro.resolve_job_id = [](int32_t host_pid) { return host_pid == 4242 ? std::string("1234") : ""; };
+  // The scheduler's job for 4242 wins over whatever it claims (as JobResolver::SettleClaim does).
+  ro.settle_claim = [](int32_t host_pid, const vigil::JobInfo& claim) {
+    vigil::JobInfo settled = claim;
+    if (host_pid == 4242) {
+      settled.job_id = "1234";
+    }
+    return settled;
+  };
   vigil::ProcessRegistry registry(ro, [&now] { return now; });
   vigil::JobMetrics job_metrics([&now] { return now; });
   vigil::FabricServer server(&registry, &job_metrics);
