@@ -3,7 +3,6 @@
 // own: a symlink planted in the root to get a root-owned directory made world-writable, and a
 // link planted at the announced trace file to make the daemon stat and upload a root-only file.
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -14,31 +13,13 @@
 namespace vigil {
 namespace {
 
+using testing_util::AsNobody;
 using testing_util::FakeClock;
+using testing_util::kNobody;
+using testing_util::ModeOf;
 using testing_util::TempDir;
 
 constexpr int64_t kSecond = 1000000000;
-constexpr int kNobody = 65534;
-
-mode_t ModeOf(const std::string& path) {
-  struct stat st {};
-  EXPECT_EQ(lstat(path.c_str(), &st), 0) << path;
-  return st.st_mode & 07777;
-}
-
-template <typename Fn>
-int AsNobody(Fn fn) {
-  const pid_t child = fork();
-  if (child == 0) {
-    if (setgid(kNobody) != 0 || setuid(kNobody) != 0) {
-      _exit(100);
-    }
-    _exit(fn());
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 class TraceFileSafetyTest : public ::testing::Test {
  protected:

@@ -2,7 +2,6 @@
 #include "ipc/trace_root.h"
 
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -12,30 +11,10 @@
 namespace vigil {
 namespace {
 
+using testing_util::AsNobody;
+using testing_util::kNobody;
+using testing_util::ModeOf;
 using testing_util::TempDir;
-
-constexpr int kNobody = 65534;
-
-mode_t ModeOf(const std::string& path) {
-  struct stat st {};
-  EXPECT_EQ(lstat(path.c_str(), &st), 0) << path;
-  return st.st_mode & 07777;
-}
-
-// Runs `fn` in a child that became uid 65534; returns the child's exit status.
-template <typename Fn>
-int AsNobody(Fn fn) {
-  const pid_t child = fork();
-  if (child == 0) {
-    if (setgid(kNobody) != 0 || setuid(kNobody) != 0) {
-      _exit(100);
-    }
-    _exit(fn());
-  }
-  int status = 0;
-  waitpid(child, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 TEST(TraceRootTest, CreatesItselfPrivateToTheDaemonUnderASharedTmp) {
   TempDir tmp;

@@ -36,10 +36,6 @@ std::string Query(const TraceUploaderOptions& o, const TraceUpload& u, int32_t r
 
 }  // namespace
 
-StatusOr<std::string> TraceUploader::ReadTraceFile(const TraceUpload& upload, size_t max_bytes) {
-  return ReadSmallFile(upload.path, max_bytes);
-}
-
 int32_t TraceUploader::PeekRank(const std::string& head) {
   const size_t info = head.find("\"distributedInfo\"");
   if (info == std::string::npos) return -1;

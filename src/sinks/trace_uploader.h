@@ -96,9 +96,6 @@ class TraceUploader {
 
   explicit TraceUploader(TraceUploaderOptions options);
   void Loop(std::stop_token stop);
-  // The one place a trace file is opened and read: at most `max_bytes` (DataLoss past it,
-  // NotFound when gone).
-  static StatusOr<std::string> ReadTraceFile(const TraceUpload& upload, size_t max_bytes);
   Outcome SendOne(Item* item, std::string* error);
   void FinishLocked(Item item, const std::string& state, const std::string& error);
 
