@@ -64,7 +64,12 @@ StatusOr<std::unique_ptr<TraceUploader>> TraceUploader::Create(TraceUploaderOpti
   return std::unique_ptr<TraceUploader>(new TraceUploader(std::move(options)));
 }
 
-TraceUploader::TraceUploader(TraceUploaderOptions options) : options_(std::move(options)) {
+TraceUploader::TraceUploader(TraceUploaderOptions options)
+    : options_(std::move(options)),
+      pipeline_(
+          {.name = "trace upload", .max_queued_batches = options_.max_queue, .stop_timeout_ns = 0},
+          this, [](const TraceUpload&) -> size_t { return 1; },
+          [this](TraceUpload upload) { Dropped(std::move(upload)); }) {
   const size_t scheme = options_.url.find("://");
   const size_t slash = options_.url.find('/', scheme + 3);
   base_url_ = options_.url.substr(0, slash);
@@ -75,30 +80,39 @@ TraceUploader::TraceUploader(TraceUploaderOptions options) : options_(std::move(
   }
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   path_ = prefix + "/api/v1/traces";
-  thread_ = std::jthread([this](std::stop_token stop) { Loop(stop); });
+  pipeline_.Start();
 }
 
 TraceUploader::~TraceUploader() { Stop(); }
 
 bool TraceUploader::Enqueue(TraceUpload upload) {
+  if (pipeline_.stopped()) {
+    Item item;
+    item.state.upload = std::move(upload);
+    item.state.queued_unix_ns = UnixNanos();
+    std::lock_guard lock(mu_);
+    FinishLocked(std::move(item), "failed", "daemon stopping");
+    return false;
+  }
+  VIGIL_LOG_INFO("trace upload queued: request_id={} trace_id={} pid={} path={}",
+                 SanitizeForLog(upload.request_id), upload.trace_id, upload.pid, upload.path);
+  {
+    std::lock_guard lock(mu_);
+    ++in_pipeline_;
+  }
+  pipeline_.Push(std::move(upload));
+  return true;
+}
+
+void TraceUploader::Dropped(TraceUpload upload) {
   Item item;
   item.state.upload = std::move(upload);
   item.state.queued_unix_ns = UnixNanos();
-  item.deadline_mono = MonotonicNanos() + options_.deadline_ns;
-  item.backoff = std::make_unique<Backoff>(options_.backoff);
-  {
-    std::lock_guard lock(mu_);
-    if (stopped_ || queue_.size() >= options_.max_queue) {
-      FinishLocked(std::move(item), "failed", stopped_ ? "daemon stopping" : "upload queue full");
-      return false;
-    }
-    VIGIL_LOG_INFO("trace upload queued: request_id={} trace_id={} pid={} path={}",
-                   SanitizeForLog(item.state.upload.request_id), item.state.upload.trace_id,
-                   item.state.upload.pid, item.state.upload.path);
-    queue_.push_back(std::move(item));
-  }
-  cv_.notify_all();
-  return true;
+  const bool stopped = pipeline_.stopped();
+  std::lock_guard lock(mu_);
+  in_pipeline_ -= std::min<size_t>(in_pipeline_, 1);
+  FinishLocked(std::move(item), "failed",
+               stopped ? "daemon stopped before the upload finished" : "upload queue full");
 }
 
 void TraceUploader::FinishLocked(Item item, const std::string& state, const std::string& error) {
@@ -188,76 +202,101 @@ TraceUploader::Outcome TraceUploader::SendOne(Item* item, std::string* error) {
                                                                               : Outcome::kRetry;
 }
 
-void TraceUploader::Loop(std::stop_token stop) {
-  while (!stop.stop_requested()) {
+void TraceUploader::Process(std::vector<TraceUpload> uploads) {
+  std::lock_guard lock(mu_);
+  for (TraceUpload& upload : uploads) {
+    in_pipeline_ -= std::min<size_t>(in_pipeline_, 1);
+    Item item;
+    item.state.upload = std::move(upload);
+    item.state.queued_unix_ns = UnixNanos();
+    item.deadline_mono = MonotonicNanos() + options_.deadline_ns;
+    item.backoff = std::make_unique<Backoff>(options_.backoff);
+    if (pending_.size() >= std::max<size_t>(options_.max_queue, 1)) {
+      Item oldest = std::move(pending_.front());
+      pending_.pop_front();
+      FinishLocked(std::move(oldest), "failed", "upload queue full");
+    }
+    pending_.push_back(std::move(item));
+  }
+}
+
+int64_t TraceUploader::Pump(bool stopping) {
+  if (stopping) {
+    std::lock_guard lock(mu_);
+    while (!pending_.empty()) {
+      Item item = std::move(pending_.front());
+      pending_.pop_front();
+      FinishLocked(std::move(item), "failed", "daemon stopped before the upload finished");
+    }
+    return 0;
+  }
+  // Each upload due when the round starts is tried once; a retry is due later, in another round.
+  const int64_t round = MonotonicNanos();
+  while (true) {
     Item item;
     {
-      std::unique_lock lock(mu_);
-      auto due = [&] {
-        if (queue_.empty()) return false;
-        const int64_t now = MonotonicNanos();
-        return std::any_of(queue_.begin(), queue_.end(),
-                           [now](const Item& i) { return i.next_try_mono <= now; });
-      };
-      cv_.wait_for(lock, stop, std::chrono::milliseconds(100), due);
-      if (stop.stop_requested()) return;
-      const int64_t now = MonotonicNanos();
-      auto it = std::find_if(queue_.begin(), queue_.end(),
-                             [now](const Item& i) { return i.next_try_mono <= now; });
-      if (it == queue_.end()) continue;
+      std::lock_guard lock(mu_);
+      auto it = std::find_if(pending_.begin(), pending_.end(),
+                             [round](const Item& i) { return i.next_try_mono <= round; });
+      if (it == pending_.end()) {
+        int64_t wake = 0;
+        for (const Item& waiting : pending_) {
+          wake = wake == 0 ? waiting.next_try_mono : std::min(wake, waiting.next_try_mono);
+        }
+        return wake;
+      }
       item = std::move(*it);
-      queue_.erase(it);
+      pending_.erase(it);
       item.state.state = "sending";
       sending_ = true;
     }
-    ++item.state.attempts;
-    std::string error;
-    const Outcome outcome = SendOne(&item, &error);
-    std::lock_guard lock(mu_);
-    sending_ = false;
-    if (outcome == Outcome::kDone) {
-      VIGIL_LOG_INFO("trace uploaded: request_id={} trace_id={} pid={} bytes={}",
-                     SanitizeForLog(item.state.upload.request_id), item.state.upload.trace_id,
-                     item.state.upload.pid, item.state.bytes);
-      FinishLocked(std::move(item), "uploaded", "");
-    } else if (outcome == Outcome::kRefused) {
-      FinishLocked(std::move(item), "failed", error);
-    } else {
-      const int64_t delay = item.backoff->NextDelayNs();
-      if (MonotonicNanos() + delay > item.deadline_mono) {
-        FinishLocked(std::move(item), "failed", "deadline passed; last error: " + error);
-      } else {
-        VIGIL_LOG_EVERY_N_SEC(WARN, 30, "trace upload: retrying: err={} backoff={}", error,
-                              FormatDuration(delay));
-        item.state.state = "queued";
-        item.state.error = error;
-        item.next_try_mono = MonotonicNanos() + delay;
-        queue_.push_back(std::move(item));
-      }
-    }
-    cv_.notify_all();
+    SendAndSettle(std::move(item));
   }
 }
 
-void TraceUploader::WaitIdle(int64_t timeout_ns) {
-  std::unique_lock lock(mu_);
-  cv_.wait_for(lock, std::chrono::nanoseconds(timeout_ns),
-               [this] { return queue_.empty() && !sending_; });
-}
-
-void TraceUploader::Stop() {
-  if (!thread_.joinable()) return;
-  thread_.request_stop();
-  cv_.notify_all();
-  thread_.join();
+void TraceUploader::SendAndSettle(Item item) {
+  ++item.state.attempts;
+  std::string error;
+  const Outcome outcome = SendOne(&item, &error);
   std::lock_guard lock(mu_);
-  stopped_ = true;
-  while (!queue_.empty()) {
-    Item item = std::move(queue_.front());
-    queue_.pop_front();
-    FinishLocked(std::move(item), "failed", "daemon stopped before the upload finished");
+  sending_ = false;
+  if (outcome == Outcome::kDone) {
+    VIGIL_LOG_INFO("trace uploaded: request_id={} trace_id={} pid={} bytes={}",
+                   SanitizeForLog(item.state.upload.request_id), item.state.upload.trace_id,
+                   item.state.upload.pid, item.state.bytes);
+    FinishLocked(std::move(item), "uploaded", "");
+  } else if (outcome == Outcome::kRefused) {
+    FinishLocked(std::move(item), "failed", error);
+  } else {
+    const int64_t delay = item.backoff->NextDelayNs();
+    if (MonotonicNanos() + delay > item.deadline_mono) {
+      FinishLocked(std::move(item), "failed", "deadline passed; last error: " + error);
+    } else {
+      VIGIL_LOG_EVERY_N_SEC(WARN, 30, "trace upload: retrying: err={} backoff={}", error,
+                            FormatDuration(delay));
+      item.state.state = "queued";
+      item.state.error = error;
+      item.next_try_mono = MonotonicNanos() + delay;
+      pending_.push_back(std::move(item));
+    }
   }
 }
+
+void TraceUploader::OnFlush() {
+  std::lock_guard lock(mu_);
+  for (Item& item : pending_) {
+    item.next_try_mono = 0;
+  }
+}
+
+bool TraceUploader::Settled() const {
+  std::lock_guard lock(mu_);
+  return pending_.empty();
+}
+
+void TraceUploader::WaitIdle(int64_t timeout_ns) { pipeline_.Flush(timeout_ns); }
+
+void TraceUploader::Stop() { pipeline_.Stop(); }
 
 nlohmann::json TraceUploader::StatusJson() const {
   std::lock_guard lock(mu_);
@@ -276,11 +315,12 @@ nlohmann::json TraceUploader::StatusJson() const {
     return j;
   };
   nlohmann::json recent = nlohmann::json::array();
-  for (const Item& i : queue_) recent.push_back(to_json(i.state));
+  for (const Item& i : pending_) recent.push_back(to_json(i.state));
   for (auto it = recent_.rbegin(); it != recent_.rend(); ++it) recent.push_back(to_json(*it));
-  return nlohmann::json{{"url", base_url_ + path_},  {"queued", queue_.size() + (sending_ ? 1 : 0)},
-                        {"uploaded", uploaded_},     {"failed", failed_},
-                        {"bytes_sent", bytes_sent_}, {"recent", std::move(recent)}};
+  return nlohmann::json{
+      {"url", base_url_ + path_},  {"queued", in_pipeline_ + pending_.size() + (sending_ ? 1 : 0)},
+      {"uploaded", uploaded_},     {"failed", failed_},
+      {"bytes_sent", bytes_sent_}, {"recent", std::move(recent)}};
 }
 
 }  // namespace vigil

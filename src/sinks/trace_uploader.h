@@ -6,23 +6,23 @@
 // the host's fleet token, retrying with exponential backoff until the service takes it (2xx),
 // refuses it for good (400/403/404/409/413) or the upload's deadline passes. Enqueue() never
 // blocks on the network, so callers on RPC or ticker threads are safe. The last uploads and the
-// totals are kept for `vigil status`. Owner: sinks. Thread-safe.
+// totals are kept for `vigil status`. The queue and the worker are the push pipeline every sink
+// shares (push_pipeline.h). Owner: sinks. Thread-safe.
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "base/beneath.h"
 #include "base/status.h"
 #include "sinks/backoff.h"
+#include "sinks/push_pipeline.h"
 
 namespace vigil {
 
@@ -66,19 +66,20 @@ struct TraceUploadState {
 // Reads an upload's file: a regular file of the expected owner, no symlink followed, capped.
 StatusOr<std::string> ReadTraceFile(const TraceUpload& upload, size_t max_bytes);
 
-class TraceUploader {
+class TraceUploader : private PushStage<TraceUpload> {
  public:
   // InvalidArgument for a URL that is not http(s)://HOST[:PORT][/path] or an empty host.
   static StatusOr<std::unique_ptr<TraceUploader>> Create(TraceUploaderOptions options);
-  ~TraceUploader();
+  ~TraceUploader() override;
   TraceUploader(const TraceUploader&) = delete;
   TraceUploader& operator=(const TraceUploader&) = delete;
 
-  // Queues one file. False (and recorded as failed) when the queue is full or stopped.
+  // Queues one file. False (and recorded as failed) once stopped; when max_queue uploads wait
+  // already, the oldest is recorded as failed ("upload queue full").
   bool Enqueue(TraceUpload upload);
   // Totals and the recent uploads, for vigilStatus.
   nlohmann::json StatusJson() const;
-  // Waits until nothing is queued or sending (tests), at most timeout_ns.
+  // Retries what waits now and waits until nothing is queued or sending, at most timeout_ns.
   void WaitIdle(int64_t timeout_ns);
   void Stop();
 
@@ -95,22 +96,27 @@ class TraceUploader {
   enum class Outcome { kDone, kRefused, kRetry };
 
   explicit TraceUploader(TraceUploaderOptions options);
-  void Loop(std::stop_token stop);
+  // PushStage, on the pipeline's worker thread: take uploads in, send those due, retry later.
+  void Process(std::vector<TraceUpload> uploads) override;
+  int64_t Pump(bool stopping) override;
+  void OnFlush() override;
+  bool Settled() const override;
+  void SendAndSettle(Item item);  // `item` was taken out of pending_ with sending_ set.
   Outcome SendOne(Item* item, std::string* error);
   void FinishLocked(Item item, const std::string& state, const std::string& error);
+  void Dropped(TraceUpload upload);  // By the pipeline: over its queue, or after Stop().
 
   const TraceUploaderOptions options_;
   std::string base_url_;  // scheme://host:port
   std::string path_;      // .../api/v1/traces
 
-  mutable std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::deque<Item> queue_;
+  mutable std::mutex mu_;     // What StatusJson() reads.
+  std::deque<Item> pending_;  // Taken from the pipeline: sending, or waiting for a retry.
+  size_t in_pipeline_ = 0;    // Enqueued, not yet taken.
   bool sending_ = false;
-  bool stopped_ = false;
   std::deque<TraceUploadState> recent_;
   uint64_t uploaded_ = 0, failed_ = 0, bytes_sent_ = 0;
-  std::jthread thread_;  // Last.
+  PushPipeline<TraceUpload> pipeline_;  // Last: its thread calls the members above.
 };
 
 }  // namespace vigil

@@ -152,6 +152,33 @@ TEST_F(TraceUploaderTest, RetriesAServiceErrorAndGivesUpOnARefusal) {
       << status.dump();
 }
 
+// The uploader's queue is the shared push pipeline's: bounded, the oldest waiting upload is the one
+// given up (and said so), and what is queued at Stop() is recorded, never silently lost.
+TEST_F(TraceUploaderTest, AFullQueueGivesUpTheOldestAndStopAccountsForTheRest) {
+  Receiver receiver(std::vector<int>(1000, 503));
+  TraceUploaderOptions o = Options(receiver);
+  o.max_queue = 2;
+  o.backoff = BackoffOptions{60'000'000'000, 60'000'000'000, 1.0, 0.0};  // Retries wait a minute.
+  auto uploader = TraceUploader::Create(o);
+  ASSERT_TRUE(uploader.ok());
+  for (int pid = 1; pid <= 3; ++pid) {
+    ASSERT_TRUE((*uploader)->Enqueue({"p", "t", "j", WriteTrace("q.json", "{}"), pid, -1}));
+  }
+  ASSERT_TRUE(WaitFor([&] { return (*uploader)->StatusJson()["failed"] == 1; }));
+  const auto full = (*uploader)->StatusJson();
+  EXPECT_EQ(full["queued"], 2) << full.dump();
+  bool said = false;
+  for (const auto& r : full["recent"]) {
+    said |= r.value("error", "") == "upload queue full" && r["pid"] == 1;
+  }
+  EXPECT_TRUE(said) << full.dump();
+  (*uploader)->Stop();
+  const auto stopped = (*uploader)->StatusJson();
+  EXPECT_EQ(stopped["failed"], 3) << stopped.dump();
+  EXPECT_EQ(stopped["queued"], 0) << stopped.dump();
+  EXPECT_FALSE((*uploader)->Enqueue({"p", "t", "j", WriteTrace("q.json", "{}"), 4, -1}));
+}
+
 TEST_F(TraceUploaderTest, RefusesAFileOverTheCapWithoutSendingIt) {
   Receiver receiver;
   TraceUploaderOptions o = Options(receiver);
