@@ -15,6 +15,8 @@ ALLOWED = {
     "gpu": {"base", "metrics", "hwspec"},
     "sinks": {"base", "metrics"},
     "rpc": {"base"},
+    # The guarded HTTP server layer (one deadline per request, caps and the token checked before
+    # any body) that vigild's API and vigil-fleet share: below both, above base alone.
     "httpd": {"base"},
     "ipc": {"base", "metrics", "attribution", "rpc"},
     "client": {"base", "ipc"},
