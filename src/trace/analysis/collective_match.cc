@@ -203,7 +203,8 @@ CollectiveMatches MatchCollectives(const std::vector<const RankTrace*>& ranks,
     }
   }
   bool by_seq = out.recorded_args && all_seq;
-  for (auto& [key, per] : seqs) {
+  for (auto& entry : seqs) {
+    auto& per = entry.second;  // A reference, not a binding: lambdas below capture it (clang 14).
     // Recorded sequence numbers identify the collective; otherwise pair each rank with the
     // first rank that ran this kind, by end times.
     std::map<int64_t, std::vector<CollectiveMember>> groups;
@@ -244,8 +245,8 @@ CollectiveMatches MatchCollectives(const std::vector<const RankTrace*>& ranks,
     for (auto& [index, mem] : groups) {
       if (mem.size() < 2) continue;
       MatchedCollective c;
-      c.process_group = key.first;
-      c.collective = key.second;
+      c.process_group = entry.first.first;
+      c.collective = entry.first.second;
       c.index = index;
       c.members = std::move(mem);
       out.collectives.push_back(std::move(c));

@@ -45,8 +45,9 @@ std::vector<KernelSequence> FindKernelSequences(const GpuView& v, uint64_t min_c
   std::vector<KernelSequence> out;
   for (auto& [h, a] : acc) {
     // A single repeated kernel ("A A") is not a fusion candidate.
+    const uint32_t first = a.seq.names[0];  // A binding is not captured (clang 14).
     bool all_same = std::all_of(a.seq.names.begin(), a.seq.names.end(),
-                                [&](uint32_t n) { return n == a.seq.names[0]; });
+                                [first](uint32_t n) { return n == first; });
     if (a.seq.count >= min_count && !all_same) out.push_back(std::move(a.seq));
   }
   std::sort(out.begin(), out.end(), [](const KernelSequence& a, const KernelSequence& b) {
