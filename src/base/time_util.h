@@ -14,6 +14,12 @@ namespace vigil {
 inline constexpr int64_t kNanosPerMicro = 1000;
 inline constexpr int64_t kNanosPerMilli = 1000 * 1000;
 inline constexpr int64_t kNanosPerSecond = 1000 * 1000 * 1000;
+inline constexpr int64_t kNanosPerMinute = 60 * kNanosPerSecond;
+
+// a / b rounded towards minus infinity (the bucket a time falls in, before 1970 too); b != 0.
+constexpr int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 int64_t UnixNanos();
 int64_t MonotonicNanos();

@@ -22,5 +22,14 @@ TEST(TimeUtilTest, FormatsDurationsAndTimestamps) {
   EXPECT_EQ(FormatTimestamp(0), "1970-01-01T00:00:00.000Z");
 }
 
+TEST(TimeUtilTest, FloorDivRoundsTowardsMinusInfinity) {
+  EXPECT_EQ(FloorDiv(119, 60), 1);
+  EXPECT_EQ(FloorDiv(120, 60), 2);
+  EXPECT_EQ(FloorDiv(-1, 60), -1);
+  EXPECT_EQ(FloorDiv(-60, 60), -1);
+  EXPECT_EQ(FloorDiv(-61, 60), -2);
+  EXPECT_EQ(FloorDiv(0, 60), 0);
+}
+
 }  // namespace
 }  // namespace vigil

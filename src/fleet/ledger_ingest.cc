@@ -5,12 +5,12 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "base/time_util.h"
+
 namespace vigil {
 namespace {
 
-constexpr int64_t kMinuteNs = 60LL * 1000000000;
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+constexpr int64_t kMinuteNs = kNanosPerMinute;
 
 struct CounterField {
   std::string_view name;

@@ -6,14 +6,13 @@
 #include <map>
 #include <string>
 
+#include "base/time_util.h"
 #include "fleet/ledger_ingest.h"
 
 namespace vigil {
 namespace {
 
-constexpr int64_t kMinuteNs = 60LL * 1000000000;
-
-int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+constexpr int64_t kMinuteNs = kNanosPerMinute;
 
 struct JobGaugeField {
   std::string_view name;

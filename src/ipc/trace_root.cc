@@ -116,8 +116,7 @@ StatusOr<TraceRoot> TraceRoot::Open(const std::string& path) {
         "--trace-root DIR",
         walked, st.st_uid, st.st_mode & 07777));
   }
-  std::string normalized = walked;
-  return TraceRoot(std::move(normalized), std::move(dir));
+  return TraceRoot(std::move(walked), std::move(dir));
 }
 
 Status TraceRoot::MakeDir(std::string_view parent, std::string_view name, int owner_uid) const {

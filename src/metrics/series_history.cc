@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "base/logging.h"
+#include "base/time_util.h"
 
 namespace vigil {
 namespace {
@@ -13,14 +14,6 @@ namespace {
 // A block spans at most a quarter of its tier's retention, so data outlives its retention by at
 // most that much before its block is dropped.
 constexpr int64_t kBlockSpanDivisor = 4;
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) {
-    --q;
-  }
-  return q;
-}
 
 void CollectBlock(std::span<const uint8_t> data, uint32_t count, int64_t start_ns, int64_t end_ns,
                   std::vector<Point>* out) {

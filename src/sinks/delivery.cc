@@ -172,4 +172,21 @@ DeliveryStats Delivery::stats() const {
   return stats_;
 }
 
+void SetDeliveryState(const DeliveryStats& delivery, bool stopped, std::string failing_message,
+                      std::string_view degraded_prefix, SinkHealth* health) {
+  if (stopped) {
+    health->state = SinkHealth::State::kStopped;
+  } else if (delivery.failing) {
+    health->state = SinkHealth::State::kFailed;
+    health->message = std::move(failing_message);
+  } else if (!delivery.degraded.empty()) {
+    health->state = SinkHealth::State::kDegraded;
+  }
+  if (!delivery.degraded.empty()) {
+    health->message += (health->message.empty() ? std::string(degraded_prefix)
+                                                : "; " + std::string(degraded_prefix)) +
+                       delivery.degraded + "; held in memory only, lost if the daemon restarts";
+  }
+}
+
 }  // namespace vigil

@@ -19,6 +19,7 @@
 #include "sinks/backoff.h"
 #include "sinks/disk_buffer.h"
 #include "sinks/drop_counts.h"
+#include "sinks/sink.h"
 
 namespace vigil {
 
@@ -101,5 +102,11 @@ class Delivery {
   mutable std::mutex mu_;
   DeliveryStats stats_;
 };
+
+// The state a delivering sink reports: stopped, failed (with `failing_message`) while its
+// receiver refuses, degraded while its buffer is held in memory only; the buffer's reason is
+// appended to the message after `degraded_prefix`.
+void SetDeliveryState(const DeliveryStats& delivery, bool stopped, std::string failing_message,
+                      std::string_view degraded_prefix, SinkHealth* health);
 
 }  // namespace vigil

@@ -189,19 +189,10 @@ SinkHealth FleetPushSink::health() const {
   h.sent_samples = stats.sent_samples;
   h.dropped_samples = stats.dropped_samples;
   h.buffered = stats.spooled_batches;
-  if (pipeline_.stopped()) {
-    h.state = SinkHealth::State::kStopped;
-  } else if (delivery.failing) {
-    h.state = SinkHealth::State::kFailed;
-    h.message =
-        delivery.last_error + " (" + std::to_string(stats.spooled_batches) + " payloads spooled)";
-  } else if (!delivery.degraded.empty()) {
-    h.state = SinkHealth::State::kDegraded;
-  }
-  if (!delivery.degraded.empty()) {
-    h.message += (h.message.empty() ? "spool: " : "; spool: ") + delivery.degraded +
-                 "; held in memory only, lost if the daemon restarts";
-  }
+  SetDeliveryState(
+      delivery, pipeline_.stopped(),
+      delivery.last_error + " (" + std::to_string(stats.spooled_batches) + " payloads spooled)",
+      "spool: ", &h);
   return h;
 }
 

@@ -166,20 +166,11 @@ SinkHealth RemoteWriteSink::health() const {
   h.dropped_samples = pipeline_.drops().samples + stats.samples_rejected +
                       delivery.buffer_dropped.samples + stats.invalid_samples;
   h.buffered = stats.buffered_requests;
-  if (pipeline_.stopped()) {
-    h.state = SinkHealth::State::kStopped;
-  } else if (delivery.failing) {
-    h.state = SinkHealth::State::kFailed;
-    h.message = "cannot write to " + options_.url + ": " + stats.last_error + "; " +
-                std::to_string(stats.buffered_requests) + " requests (" +
-                std::to_string(stats.buffered_bytes) + " bytes) buffered";
-  } else if (!delivery.degraded.empty()) {
-    h.state = SinkHealth::State::kDegraded;
-  }
-  if (!delivery.degraded.empty()) {
-    h.message += (h.message.empty() ? "" : "; ") + delivery.degraded +
-                 "; held in memory only, lost if the daemon restarts";
-  }
+  SetDeliveryState(delivery, pipeline_.stopped(),
+                   "cannot write to " + options_.url + ": " + stats.last_error + "; " +
+                       std::to_string(stats.buffered_requests) + " requests (" +
+                       std::to_string(stats.buffered_bytes) + " bytes) buffered",
+                   "", &h);
   return h;
 }
 
