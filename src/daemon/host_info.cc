@@ -54,7 +54,8 @@ std::string AdvertisedRpcAddress(const std::string& listening, const std::string
 std::vector<std::string> StaticReducedFeatures(const DaemonConfig& config,
                                                std::span<const std::string_view> collectors) {
   std::vector<std::string> out;
-  if (geteuid() != 0) {
+  // With --user the daemon dropped root on purpose, keeping what its collectors need.
+  if (geteuid() != 0 && config.user.empty()) {
     out.push_back(
         "not root: other users' /proc files, perf events and some cgroup files are unreadable");
     const std::string socket =
