@@ -54,11 +54,21 @@ fi
 fleet_pid=""
 if [ -x "$bin_dir/vigil-fleet" ]; then
   mkdir -p var
+  fleet_root=()
   if [ "$(id -u)" -eq 0 ]; then
     chown "$fleet_user:" var var/fleet.db* 2>/dev/null || chown "$fleet_user:" var
+    # A checkout under a private directory (e.g. /root) is out of that user's reach: then run
+    # it as root, which it allows only when told, and say so.
+    if ! "${fleet_as[@]}" sh -c 'test -x "$1" && test -w "$2"' _ "$bin_dir/vigil-fleet" var; then
+      echo "run.sh: $fleet_user cannot reach $bin_dir or var/ (a private parent directory);" \
+        "running vigil-fleet as root with --allow-root"
+      fleet_as=()
+      fleet_user=""
+      fleet_root=(--allow-root)
+    fi
   fi
-  "${fleet_as[@]}" "$bin_dir/vigil-fleet" serve --listen "$fleet" --db var/fleet.db \
-    >var/vigil-fleet.log 2>&1 &
+  "${fleet_as[@]}" "$bin_dir/vigil-fleet" serve "${fleet_root[@]}" --listen "$fleet" \
+    --db var/fleet.db >var/vigil-fleet.log 2>&1 &
   fleet_pid=$!
   trap 'kill "$fleet_pid" 2>/dev/null || true' EXIT
   for _ in $(seq 1 100); do

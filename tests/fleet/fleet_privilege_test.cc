@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,7 +44,10 @@ FleetRun Start(const std::vector<std::string>& args, const std::string& dir,
     if (uid && (setgroups(0, nullptr) != 0 || setgid(*uid) != 0 || setuid(*uid) != 0)) {
       _exit(126);
     }
-    std::vector<std::string> argv_text = {std::string(VIGIL_BIN_DIR) + "/vigil-fleet", "serve"};
+    // Another user runs the copy in `dir`: the build tree may sit where it cannot reach.
+    const std::string binary =
+        uid ? dir + "/vigil-fleet" : std::string(VIGIL_BIN_DIR) + "/vigil-fleet";
+    std::vector<std::string> argv_text = {binary, "serve"};
     argv_text.insert(argv_text.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& a : argv_text) argv.push_back(a.data());
@@ -72,6 +76,11 @@ class FleetPrivilegeTest : public ::testing::Test {
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
     ASSERT_EQ(chown(dir_.c_str(), kNobody, kNobody), 0);  // The ledger's directory.
+    std::error_code ec;
+    std::filesystem::copy_file(std::string(VIGIL_BIN_DIR) + "/vigil-fleet", dir_ + "/vigil-fleet",
+                               ec);
+    ASSERT_FALSE(ec) << ec.message();
+    ASSERT_EQ(chmod((dir_ + "/vigil-fleet").c_str(), 0755), 0);
   }
   void TearDown() override {
     if (!dir_.empty()) {
