@@ -33,12 +33,14 @@ enum class ComputeSpec : uint8_t {
   kMatrixFp16,
   kMatrixFp8,
   kMatrixInt8,
+  kMatrixFp4,
   kVectorFp64,
   kVectorFp32,
   kVectorBf16,
   kVectorFp16,
+  kUnknown,  // the dtype has no peak in the model (TraceLens leaves the column empty)
 };
-// "matrix_bf16", "vector_fp32", ...: TraceLens's names.
+// "matrix_bf16", "vector_fp32", ...: TraceLens's names ("" for kUnknown).
 std::string_view ComputeSpecName(ComputeSpec spec);
 
 struct OpWork {
