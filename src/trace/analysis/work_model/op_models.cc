@@ -21,6 +21,8 @@ std::string_view ComputeSpecName(ComputeSpec spec) {
       return "matrix_fp8";
     case ComputeSpec::kMatrixInt8:
       return "matrix_int8";
+    case ComputeSpec::kMatrixFp4:
+      return "matrix_fp4";
     case ComputeSpec::kVectorFp64:
       return "vector_fp64";
     case ComputeSpec::kVectorFp32:
@@ -29,8 +31,10 @@ std::string_view ComputeSpecName(ComputeSpec spec) {
       return "vector_bf16";
     case ComputeSpec::kVectorFp16:
       return "vector_fp16";
+    case ComputeSpec::kUnknown:
+      return "";
   }
-  return "unknown";
+  return "";
 }
 
 namespace {
