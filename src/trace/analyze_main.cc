@@ -117,50 +117,26 @@ Status ApplyThreshold(std::string_view assignment, AnalysisConfig* c, InsightThr
   if (!value)
     return InvalidArgumentError("threshold value is not a number: " + std::string(assignment));
   double v = *value;
-  struct D {
-    const char* n;
-    double* p;
-  };
-  const D doubles[] = {{"dataloader_idle_pct", &t->dataloader_idle_pct},
-                       {"low_utilization_busy_pct", &t->low_utilization_busy_pct},
-                       {"no_tensor_cores_gemm_pct", &t->no_tensor_cores_gemm_pct},
-                       {"launch_bound_short_pct", &t->launch_bound_short_pct},
-                       {"excessive_sync_pct", &t->excessive_sync_pct},
-                       {"exposed_comm_pct", &t->exposed_comm_pct},
-                       {"straggler_pct", &t->straggler_pct},
-                       {"memory_near_capacity_pct", &t->memory_near_capacity_pct},
-                       {"duration_ratio", &c->duration_ratio}};
-  for (const D& d : doubles) {
-    if (name == d.n) {
-      *d.p = v;
-      if (name == "straggler_pct") c->straggler_pct = v;
-      return OkStatus();
-    }
+  if (name == "duration_ratio") {
+    c->duration_ratio = v;
+    return OkStatus();
   }
   const std::pair<const char*, int64_t*> ns[] = {
       {"kernel_wait_threshold_ns", &c->kernel_wait_threshold_ns},
       {"runtime_cutoff_ns", &c->runtime_cutoff_ns},
       {"launch_delay_cutoff_ns", &c->launch_delay_cutoff_ns},
-      {"short_kernel_ns", &c->short_kernel_ns},
-      {"launch_bound_max_kernel_ns", &t->launch_bound_max_kernel_ns}};
+      {"short_kernel_ns", &c->short_kernel_ns}};
   for (const auto& [n, p] : ns) {
     if (name == n) {
       *p = static_cast<int64_t>(v);
       return OkStatus();
     }
   }
-  if (name == "excessive_sync_count_per_step") {
-    t->excessive_sync_count_per_step = static_cast<uint64_t>(v);
-  } else if (name == "pageable_min_bytes") {
-    t->pageable_min_bytes = static_cast<uint64_t>(v);
-  } else if (name == "unfused_optimizer_kernels") {
-    t->unfused_optimizer_kernels = static_cast<uint64_t>(v);
-  } else if (name == "top_kernels") {
+  if (name == "top_kernels") {
     c->top_kernels = static_cast<int>(v);
-  } else {
-    return InvalidArgumentError("unknown threshold: " + std::string(name));
+    return OkStatus();
   }
-  return OkStatus();
+  return t->Set(name, v);
 }
 
 int RunAnalyze(const AnalyzeOptions& o, FILE* out, FILE* err) {

@@ -11,7 +11,7 @@
 
 #include "base/status.h"
 #include "trace/analysis/analysis_config.h"
-#include "trace/insights/insight.h"
+#include "trace/insights/rules.h"
 
 namespace vigil::trace {
 
@@ -29,8 +29,9 @@ struct AnalyzeOptions {
   int progress = -1;  // --progress: 1 always (at once), 0 never, -1 on a terminal after 1 s
 };
 
-// Applies "name=value" to the thresholds (names as in InsightThresholds and AnalysisConfig,
-// see docs/trace-json-schema.md). InvalidArgument for an unknown name or a bad value.
+// Applies "name=value" to the thresholds (names as the insight rules declare them and
+// AnalysisConfig, see docs/trace-json-schema.md). InvalidArgument for an unknown name or a bad
+// value.
 Status ApplyThreshold(std::string_view assignment, AnalysisConfig* config,
                       InsightThresholds* thresholds);
 

@@ -2,8 +2,10 @@
 #include "trace/analyzer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
+#include "trace/analyses.h"
 #include "trace/insights/rules.h"
 
 namespace vigil::trace {
@@ -15,31 +17,7 @@ RankReport AnalyzeRank(const RankTrace& t, const AnalysisConfig& config) {
   r.rank = t.meta.rank;
   r.view = BuildGpuView(t, config);
   r.unit_ns = r.view.unit_ns;
-  r.temporal = ComputeTemporalBreakdown(r.view);
-  r.kernels = ComputeKernelBreakdown(r.view, t.strings, config.top_kernels, config.duration_ratio);
-  r.overlap = ComputeCommOverlap(r.view);
-  int64_t threshold = config.kernel_wait_threshold_ns / r.unit_ns;
-  r.idle = ComputeIdleBreakdown(r.view, threshold, config.hta_compat);
-  if (config.hta_compat) {
-    r.launch = ComputeLaunchStatsHta(t, BuildHtaRows(t), config);
-  } else {
-    r.launch = ComputeLaunchStats(t, config);
-  }
-  for (const Step& s : t.links.steps) {
-    StepReport sr;
-    sr.number = s.number;
-    sr.ts = s.ts;
-    sr.dur = s.dur;
-    int64_t from = s.ts, to = s.ts + s.dur;
-    if (r.unit_ns != 1) {
-      from = (from + r.unit_ns - 1) / r.unit_ns;
-      to = to / r.unit_ns;
-    }
-    std::vector<size_t> subset = SelectLaunchedIn(r.view, from, to);
-    sr.temporal = ComputeTemporalBreakdown(r.view, &subset);
-    r.steps.push_back(sr);
-  }
-  ComputeRankExtras(t, r.view, config, &r.extras);
+  for (const RankAnalysis& a : RankAnalyses()) a.compute(t, config, &r);
   return r;
 }
 
@@ -63,12 +41,7 @@ Report Analyze(const std::vector<RankTrace>& traces, const AnalysisConfig& confi
   for (unsigned k = 1; k < n; ++k) pool.emplace_back(worker);
   worker();
   for (auto& th : pool) th.join();
-  ComputeCrossRank(report.ranks, &report.cross, config.straggler_pct);
-  if (traces.size() >= 2) {
-    std::vector<const RankTrace*> ptrs;
-    for (const RankTrace& t : traces) ptrs.push_back(&t);
-    report.multi_path = ComputeMultiRankCriticalPath(ptrs, report.config.classifier);
-  }
+  for (const ReportAnalysis& a : ReportAnalyses()) a.compute(traces, thresholds, &report);
   report.insights = RunInsightRules(report, thresholds);
   return report;
 }

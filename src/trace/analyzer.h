@@ -1,57 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Runs every analysis on every rank (ranks in parallel) and the cross-rank ones, producing the
-// Report the outputs (terminal, JSON, HTML, Perfetto) render. The traces must outlive the Report:
-// it refers to their string tables and rows.
+// Runs every analysis of the registry (trace/analyses.h) on every rank (ranks in parallel), then
+// the cross-rank ones and the insight rules, producing the Report (results/report.h) the outputs
+// render. The traces must outlive the Report: it refers to their string tables and rows.
 // Owner: trace.
 #pragma once
 
-#include <cstdint>
-#include <string>
 #include <vector>
 
 #include "trace/analysis/analysis_config.h"
-#include "trace/analysis/comm_overlap.h"
-#include "trace/analysis/gpu_view.h"
-#include "trace/analysis/idle_time.h"
-#include "trace/analysis/kernel_breakdown.h"
-#include "trace/analysis/launch_stats.h"
-#include "trace/analysis/multi_rank_critical_path.h"
-#include "trace/analysis/rank_extras.h"
-#include "trace/analysis/straggler.h"
-#include "trace/analysis/temporal_breakdown.h"
-#include "trace/insights/insight.h"
+#include "trace/insights/rules.h"
 #include "trace/model/trace_model.h"
+#include "trace/results/report.h"
 
 namespace vigil::trace {
-
-struct StepReport {
-  int64_t number = -1;
-  int64_t ts = 0;              // ns (trace clock)
-  int64_t dur = 0;             // ns
-  TemporalBreakdown temporal;  // GPU work launched during the step
-};
-
-struct RankReport {
-  const RankTrace* trace = nullptr;
-  int32_t rank = -1;
-  int64_t unit_ns = 1;  // units of the view-based results (1, or 1000 in HTA mode)
-  GpuView view;
-  TemporalBreakdown temporal;
-  std::vector<StepReport> steps;
-  KernelBreakdown kernels;
-  CommOverlap overlap;
-  IdleBreakdown idle;
-  LaunchStats launch;
-  RankExtras extras;  // the analyses beyond HTA's (model/extras)
-};
-
-struct Report {
-  AnalysisConfig config;
-  std::vector<RankReport> ranks;
-  CrossRank cross;
-  MultiRankCriticalPath multi_path;  // computed when there are >= 2 ranks
-  std::vector<Insight> insights;
-};
 
 Report Analyze(const std::vector<RankTrace>& traces, const AnalysisConfig& config,
                const InsightThresholds& thresholds = {});

@@ -109,7 +109,7 @@ TEST(MemcpyTest, PageableCopiesAndBandwidth) {
   b.Launch("cudaMemcpyAsync", 0, 5, 2)
       .Gpu("gpu_memcpy", "Memcpy DtoH (Device -> Pinned)", 2000, 100, 2, 7, R"("bytes": 1000000)");
   auto a = testing::AnalyseRanks({b});
-  const MemcpyAnalysis& m = a->rank().extras.memcpy;
+  const MemcpyAnalysis& m = a->rank().memcpy;
   EXPECT_EQ(m.pageable_bytes, 4'000'000);
   ASSERT_EQ(m.kinds.size(), 2u);
   EXPECT_EQ(m.kinds[0].kind, "HtoD");
@@ -125,7 +125,7 @@ TEST(SyncPointsTest, NameTheOperatorThatCausedTheSync) {
       .Gpu("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 8, 1, 1);
   b.Launch("cudaStreamSynchronize", 10, 80, 2);
   auto a = testing::AnalyseRanks({b});
-  const SyncAnalysis& s = a->rank().extras.syncs;
+  const SyncAnalysis& s = a->rank().syncs;
   EXPECT_EQ(s.count, 1u);
   EXPECT_EQ(s.total_ns, 80'000);
   EXPECT_EQ(s.by_cause.count("aten::item"), 1u);
@@ -140,7 +140,7 @@ TEST(KernelSequencesTest, RepeatedPairIsAFusionCandidate) {
         .Gpu("kernel", "add_kernel", i * 10 + 5, 2, 2 * i + 1);
   }
   auto a = testing::AnalyseRanks({b});
-  const auto& seqs = a->rank().extras.sequences;
+  const auto& seqs = a->rank().sequences;
   ASSERT_FALSE(seqs.empty());
   const StringTable& st = a->traces[0].strings;
   EXPECT_EQ(st.Get(seqs[0].names[0]), "mul_kernel");
@@ -154,7 +154,7 @@ TEST(UserAnnotationsTest, KernelTimeIsAttributedToTheEnclosingRange) {
   b.Launch("cudaLaunchKernel", 10, 5, 1).Gpu("kernel", "k", 20, 20, 1);
   b.Cpu("user_annotation", "ProfilerStep#3", 0, 200);
   auto a = testing::AnalyseRanks({b});
-  const auto& ann = a->rank().extras.annotations;
+  const auto& ann = a->rank().annotations;
   ASSERT_EQ(ann.size(), 1u);  // ProfilerStep is a step, not an annotation
   EXPECT_EQ(ann[0].name, "forward");
   EXPECT_EQ(ann[0].kernel_ns, 20'000);
@@ -166,7 +166,7 @@ TEST(MemoryTimelineTest, PeakAgainstDeviceCapacity) {
       R"("deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 1000}])");
   b.Memory(1, 100, 200).Memory(2, 950, 960).Memory(3, 500, 960);
   auto a = testing::AnalyseRanks({b});
-  const auto& mem = a->rank().extras.memory;
+  const auto& mem = a->rank().memory;
   ASSERT_EQ(mem.size(), 1u);
   EXPECT_EQ(mem[0].peak_allocated, 950);
   EXPECT_EQ(mem[0].peak_ts, 2'000);
@@ -179,7 +179,7 @@ TEST(CriticalPathTest, LongKernelsAreGpuBoundLongCpuOpsAreCpuBound) {
     gpu_bound.Launch("cudaLaunchKernel", i * 2, 1, i).Gpu("kernel", "big", 5 + i * 100, 100, i);
   }
   auto g = testing::AnalyseRanks({gpu_bound});
-  EXPECT_EQ(g->rank().extras.critical_path.BoundBy(), "gpu_compute");
+  EXPECT_EQ(g->rank().critical_path.BoundBy(), "gpu_compute");
   TraceBuilder cpu_bound;
   for (int i = 0; i < 10; ++i) {
     cpu_bound.Cpu("cpu_op", "aten::slow_cpu_op", i * 100, 95);
@@ -187,8 +187,8 @@ TEST(CriticalPathTest, LongKernelsAreGpuBoundLongCpuOpsAreCpuBound) {
         .Gpu("kernel", "tiny", i * 100 + 99, 1, i);
   }
   auto c = testing::AnalyseRanks({cpu_bound});
-  EXPECT_EQ(c->rank().extras.critical_path.BoundBy(), "cpu");
-  const CriticalPath& cp = c->rank().extras.critical_path;
+  EXPECT_EQ(c->rank().critical_path.BoundBy(), "cpu");
+  const CriticalPath& cp = c->rank().critical_path;
   EXPECT_EQ(cp.gpu_compute + cp.gpu_comm + cp.gpu_memory + cp.cpu + cp.sync + cp.gaps, cp.Length());
 }
 
@@ -233,7 +233,7 @@ TEST(EfficiencyTest, TensorCoresSmEfficiencyAndRoofline) {
       .Gpu("kernel", "ampere_sgemm_128x64_nn", 1005, 1000, 2, 7,
            R"("blocks per SM": 2.0, "est. achieved occupancy %": 20)");
   auto a = testing::AnalyseRanks({b});
-  const Efficiency& e = a->rank().extras.efficiency;
+  const Efficiency& e = a->rank().efficiency;
   EXPECT_NEAR(e.TensorCorePct(), 50, 1e-9);
   EXPECT_EQ(e.gemm_no_tc_time, 1'000'000);
   EXPECT_NEAR(e.sm_efficiency_pct, 75, 1e-9);  // (0.5 + 1.0) / 2

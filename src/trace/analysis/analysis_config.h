@@ -28,8 +28,6 @@ struct AnalysisConfig {
   int64_t launch_delay_cutoff_ns = 100'000;
   // Launch-bound stretches: kernels up to this long whose launch arrived after the stream was free.
   int64_t short_kernel_ns = 10'000;
-  // Cross-rank: a rank whose computation or step time is this much above the median straggles.
-  double straggler_pct = 10;
   KernelClassifier classifier = KernelClassifier::Default();
 };
 

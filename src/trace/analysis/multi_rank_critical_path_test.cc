@@ -138,7 +138,7 @@ TEST(QueueLengthTest, CountsLaunchedWorkNotYetStartedPerStream) {
   b.Launch("cudaLaunchKernel", 1, 0.5, 2).Gpu("kernel", "k", 10, 5, 2);
   b.Launch("cudaLaunchKernel", 2, 0.5, 3).Gpu("kernel", "k", 15, 5, 3);
   auto a = testing::AnalyseRanks({b});
-  const QueueLengthSummary& q = a->report.ranks[0].extras.queue_length;
+  const QueueLengthSummary& q = a->report.ranks[0].queue_length;
   ASSERT_EQ(q.streams.size(), 1u);
   const StreamQueueLength& s = q.streams[0];
   // Points 1 2 3 (launches) then 2 1 0 (starts).
@@ -162,7 +162,7 @@ TEST(MemoryBandwidthTest, OverlappingCopiesOfOneKindAddUp) {
   b.Launch("cudaMemsetAsync", 2, 0.1, 3);
   b.Gpu("gpu_memset", "Memset (Device)", 20, 1, 3, 7, R"("bytes": 500)");
   auto a = testing::AnalyseRanks({b});
-  const MemoryBandwidthSummary& m = a->report.ranks[0].extras.memory_bw;
+  const MemoryBandwidthSummary& m = a->report.ranks[0].memory_bw;
   ASSERT_EQ(m.kinds.size(), 2u);
   const MemoryKindBandwidth& h = m.kinds[0];
   EXPECT_EQ(h.kind, "Memcpy HtoD");

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <map>
 
-#include "trace/analyzer.h"
+#include "trace/results/report.h"
 
 namespace vigil::trace {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "trace/analyzer.h"
 #include "trace/report/text_report.h"
+#include "trace/results/report.h"
 
 namespace vigil::trace {
 namespace {

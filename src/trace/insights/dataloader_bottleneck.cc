@@ -42,12 +42,13 @@ void RuleDataloaderBottleneck(const Report& report, const InsightThresholds& th,
       rows.push_back(i);
     }
     double pct = Pct(static_cast<double>(load_ns), static_cast<double>(window));
-    if (pct < th.dataloader_idle_pct) continue;
+    if (pct < th.Get("dataloader_idle_pct")) continue;
     std::sort(rows.begin(), rows.end(),
               [&](uint32_t a, uint32_t b) { return e.dur[a] > e.dur[b]; });
     Insight in;
     in.id = "dataloader_bottleneck";
-    in.severity = pct >= 2 * th.dataloader_idle_pct ? Severity::kCritical : Severity::kWarning;
+    in.severity =
+        pct >= 2 * th.Get("dataloader_idle_pct") ? Severity::kCritical : Severity::kWarning;
     in.title = "Rank " + std::to_string(r.rank) + " waits for input data";
     in.detail = "DataLoader iteration takes " + FormatMs(load_ns) + " (" +
                 std::to_string(static_cast<int>(pct)) + "% of the profiled steps).";
@@ -62,5 +63,14 @@ void RuleDataloaderBottleneck(const Report& report, const InsightThresholds& th,
     out->push_back(std::move(in));
   }
 }
+
+namespace {
+constexpr ThresholdSpec kDataloaderBottleneckThresholds[] = {
+    {"dataloader_idle_pct", 10, "share of the profiled steps spent in DataLoader iteration"},
+};
+}  // namespace
+
+extern const InsightRuleSpec kDataloaderBottleneckRule = {
+    "dataloader_bottleneck", kDataloaderBottleneckThresholds, RuleDataloaderBottleneck};
 
 }  // namespace vigil::trace

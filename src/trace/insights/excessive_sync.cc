@@ -11,15 +11,18 @@ namespace vigil::trace {
 void RuleExcessiveSync(const Report& report, const InsightThresholds& th,
                        std::vector<Insight>* out) {
   for (const RankReport& r : report.ranks) {
-    const SyncAnalysis& s = r.extras.syncs;
+    const SyncAnalysis& s = r.syncs;
     if (s.count == 0) continue;
     int64_t window = SpanNs(r);
     if (window <= 0) window = r.trace->links.last_end - r.trace->links.first_ts;
     double pct = Pct(static_cast<double>(s.total_ns), static_cast<double>(window));
-    if (pct < th.excessive_sync_pct && s.max_per_step < th.excessive_sync_count_per_step) continue;
+    if (pct < th.Get("excessive_sync_pct") &&
+        s.max_per_step < static_cast<uint64_t>(th.Get("excessive_sync_count_per_step")))
+      continue;
     Insight in;
     in.id = "excessive_sync";
-    in.severity = pct >= 4 * th.excessive_sync_pct ? Severity::kCritical : Severity::kWarning;
+    in.severity =
+        pct >= 4 * th.Get("excessive_sync_pct") ? Severity::kCritical : Severity::kWarning;
     in.title = "Rank " + std::to_string(r.rank) + " synchronises with the GPU " +
                std::to_string(s.count) + " times";
     std::string causes;
@@ -47,5 +50,15 @@ void RuleExcessiveSync(const Report& report, const InsightThresholds& th,
     out->push_back(std::move(in));
   }
 }
+
+namespace {
+constexpr ThresholdSpec kExcessiveSyncThresholds[] = {
+    {"excessive_sync_pct", 5, "CPU time blocked in synchronisation, of the span"},
+    {"excessive_sync_count_per_step", 10, "synchronising calls in one ProfilerStep"},
+};
+}  // namespace
+
+extern const InsightRuleSpec kExcessiveSyncRule = {"excessive_sync", kExcessiveSyncThresholds,
+                                                   RuleExcessiveSync};
 
 }  // namespace vigil::trace

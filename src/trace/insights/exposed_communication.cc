@@ -12,10 +12,10 @@ void RuleExposedCommunication(const Report& report, const InsightThresholds& th,
   for (const RankReport& r : report.ranks) {
     if (!r.temporal.valid || r.temporal.comm <= 0) continue;
     double pct = r.temporal.Pct(r.temporal.exposed_comm);
-    if (pct < th.exposed_comm_pct) continue;
+    if (pct < th.Get("exposed_comm_pct")) continue;
     Insight in;
     in.id = "exposed_communication";
-    in.severity = pct >= 3 * th.exposed_comm_pct ? Severity::kCritical : Severity::kWarning;
+    in.severity = pct >= 3 * th.Get("exposed_comm_pct") ? Severity::kCritical : Severity::kWarning;
     in.title = "Communication of rank " + std::to_string(r.rank) + " is exposed " +
                std::to_string(static_cast<int>(pct)) + "% of the time";
     in.detail = "Collectives take " + FormatMs(r.temporal.comm * r.unit_ns) + ", of which " +
@@ -41,5 +41,14 @@ void RuleExposedCommunication(const Report& report, const InsightThresholds& th,
     out->push_back(std::move(in));
   }
 }
+
+namespace {
+constexpr ThresholdSpec kExposedCommunicationThresholds[] = {
+    {"exposed_comm_pct", 10, "communication not overlapped by computation, of the span"},
+};
+}  // namespace
+
+extern const InsightRuleSpec kExposedCommunicationRule = {
+    "exposed_communication", kExposedCommunicationThresholds, RuleExposedCommunication};
 
 }  // namespace vigil::trace

@@ -11,13 +11,14 @@ namespace vigil::trace {
 
 void RuleLaunchBound(const Report& report, const InsightThresholds& th, std::vector<Insight>* out) {
   for (const RankReport& r : report.ranks) {
-    const LaunchBoundAnalysis& lb = r.extras.launch_bound;
+    const LaunchBoundAnalysis& lb = r.launch_bound;
     if (lb.kernels < 20) continue;
     double short_pct = Pct(static_cast<double>(lb.short_kernels), static_cast<double>(lb.kernels));
     int64_t span = SpanNs(r);
     double wait_pct =
         Pct(static_cast<double>(lb.host_wait_gaps * r.unit_ns), static_cast<double>(span));
-    if (short_pct < th.launch_bound_short_pct || (lb.stretches.empty() && wait_pct < 10)) continue;
+    if (short_pct < th.Get("launch_bound_short_pct") || (lb.stretches.empty() && wait_pct < 10))
+      continue;
     Insight in;
     in.id = "launch_bound";
     in.severity = wait_pct >= 25 ? Severity::kCritical : Severity::kWarning;
@@ -43,5 +44,14 @@ void RuleLaunchBound(const Report& report, const InsightThresholds& th, std::vec
     out->push_back(std::move(in));
   }
 }
+
+namespace {
+constexpr ThresholdSpec kLaunchBoundThresholds[] = {
+    {"launch_bound_short_pct", 50, "share of kernels shorter than their launch call"},
+};
+}  // namespace
+
+extern const InsightRuleSpec kLaunchBoundRule = {"launch_bound", kLaunchBoundThresholds,
+                                                 RuleLaunchBound};
 
 }  // namespace vigil::trace

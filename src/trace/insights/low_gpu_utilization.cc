@@ -13,7 +13,7 @@ void RuleLowGpuUtilization(const Report& report, const InsightThresholds& th,
   for (const RankReport& r : report.ranks) {
     if (!r.temporal.valid || r.temporal.kernel_time <= 0) continue;
     double busy = 100.0 - r.temporal.Pct(r.temporal.idle);
-    if (busy >= th.low_utilization_busy_pct) continue;
+    if (busy >= th.Get("low_utilization_busy_pct")) continue;
     // The five longest gaps between busy spans (the view is sorted by start), longest first and
     // the earlier among equals, found in one pass without copying the spans.
     constexpr size_t kGaps = 5;
@@ -34,7 +34,8 @@ void RuleLowGpuUtilization(const Report& report, const InsightThresholds& th,
     }
     Insight in;
     in.id = "low_gpu_utilization";
-    in.severity = busy < th.low_utilization_busy_pct / 2 ? Severity::kCritical : Severity::kWarning;
+    in.severity =
+        busy < th.Get("low_utilization_busy_pct") / 2 ? Severity::kCritical : Severity::kWarning;
     in.title = "GPU of rank " + std::to_string(r.rank) + " is busy only " +
                std::to_string(static_cast<int>(busy)) + "% of the time";
     const double idle_sum =
@@ -58,7 +59,7 @@ void RuleLowGpuUtilization(const Report& report, const InsightThresholds& th,
       e.value = static_cast<double>(e.dur_ns);
       in.evidence.push_back(e);
     }
-    in.estimated_gain_pct = th.low_utilization_busy_pct - busy;
+    in.estimated_gain_pct = th.Get("low_utilization_busy_pct") - busy;
     in.recommendation =
         r.idle.host_wait >= r.idle.other
             ? "The CPU does not feed the GPU fast enough: see launch_bound, excessive_sync and "
@@ -68,5 +69,14 @@ void RuleLowGpuUtilization(const Report& report, const InsightThresholds& th,
     out->push_back(std::move(in));
   }
 }
+
+namespace {
+constexpr ThresholdSpec kLowGpuUtilizationThresholds[] = {
+    {"low_utilization_busy_pct", 60, "GPU busy below this share of the span"},
+};
+}  // namespace
+
+extern const InsightRuleSpec kLowGpuUtilizationRule = {
+    "low_gpu_utilization", kLowGpuUtilizationThresholds, RuleLowGpuUtilization};
 
 }  // namespace vigil::trace

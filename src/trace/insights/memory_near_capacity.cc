@@ -9,8 +9,8 @@ namespace vigil::trace {
 void RuleMemoryNearCapacity(const Report& report, const InsightThresholds& th,
                             std::vector<Insight>* out) {
   for (const RankReport& r : report.ranks) {
-    for (const DeviceMemory& d : r.extras.memory) {
-      if (d.peak_pct < th.memory_near_capacity_pct) continue;
+    for (const DeviceMemory& d : r.memory) {
+      if (d.peak_pct < th.Get("memory_near_capacity_pct")) continue;
       Insight in;
       in.id = "memory_near_capacity";
       in.severity = d.peak_pct >= 97 ? Severity::kCritical : Severity::kWarning;
@@ -34,5 +34,14 @@ void RuleMemoryNearCapacity(const Report& report, const InsightThresholds& th,
     }
   }
 }
+
+namespace {
+constexpr ThresholdSpec kMemoryNearCapacityThresholds[] = {
+    {"memory_near_capacity_pct", 90, "peak memory of device capacity"},
+};
+}  // namespace
+
+extern const InsightRuleSpec kMemoryNearCapacityRule = {
+    "memory_near_capacity", kMemoryNearCapacityThresholds, RuleMemoryNearCapacity};
 
 }  // namespace vigil::trace

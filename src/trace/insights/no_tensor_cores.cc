@@ -9,10 +9,10 @@ namespace vigil::trace {
 void RuleNoTensorCores(const Report& report, const InsightThresholds& th,
                        std::vector<Insight>* out) {
   for (const RankReport& r : report.ranks) {
-    const Efficiency& e = r.extras.efficiency;
+    const Efficiency& e = r.efficiency;
     if (e.compute_time <= 0) continue;
     double pct = Pct(static_cast<double>(e.gemm_no_tc_time), static_cast<double>(e.compute_time));
-    if (pct < th.no_tensor_cores_gemm_pct) continue;
+    if (pct < th.Get("no_tensor_cores_gemm_pct")) continue;
     Insight in;
     in.id = "no_tensor_cores";
     in.severity = Severity::kWarning;
@@ -38,5 +38,14 @@ void RuleNoTensorCores(const Report& report, const InsightThresholds& th,
     out->push_back(std::move(in));
   }
 }
+
+namespace {
+constexpr ThresholdSpec kNoTensorCoresThresholds[] = {
+    {"no_tensor_cores_gemm_pct", 20, "GEMM share of compute without tensor-core kernels"},
+};
+}  // namespace
+
+extern const InsightRuleSpec kNoTensorCoresRule = {"no_tensor_cores", kNoTensorCoresThresholds,
+                                                   RuleNoTensorCores};
 
 }  // namespace vigil::trace

@@ -10,8 +10,8 @@ namespace vigil::trace {
 void RulePageableMemcpy(const Report& report, const InsightThresholds& th,
                         std::vector<Insight>* out) {
   for (const RankReport& r : report.ranks) {
-    const MemcpyAnalysis& m = r.extras.memcpy;
-    if (m.pageable_bytes < static_cast<int64_t>(th.pageable_min_bytes)) continue;
+    const MemcpyAnalysis& m = r.memcpy;
+    if (m.pageable_bytes < static_cast<int64_t>(th.Get("pageable_min_bytes"))) continue;
     uint64_t count = 0;
     for (const MemcpyKindStats& k : m.kinds) count += k.pageable_count;
     Insight in;
@@ -34,5 +34,14 @@ void RulePageableMemcpy(const Report& report, const InsightThresholds& th,
     out->push_back(std::move(in));
   }
 }
+
+namespace {
+constexpr ThresholdSpec kPageableMemcpyThresholds[] = {
+    {"pageable_min_bytes", 1048576, "bytes copied through pageable memory worth reporting"},
+};
+}  // namespace
+
+extern const InsightRuleSpec kPageableMemcpyRule = {"pageable_memcpy", kPageableMemcpyThresholds,
+                                                    RulePageableMemcpy};
 
 }  // namespace vigil::trace

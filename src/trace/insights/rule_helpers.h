@@ -1,30 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the insight rules share: the rule signature, the list of rules (defined one per file),
-// and small helpers to build evidence from trace rows. Internal to insights/.
-// Owner: trace.
+// What the insight rules share: the rules' descriptors (defined one per file) and small helpers to
+// build evidence from trace rows. Internal to insights/. Owner: trace.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "trace/analyzer.h"
-#include "trace/insights/insight.h"
+#include "trace/insights/rules.h"
+#include "trace/results/insight.h"
+#include "trace/results/report.h"
 
 namespace vigil::trace {
 
-using InsightRule = void (*)(const Report& report, const InsightThresholds& th,
-                             std::vector<Insight>* out);
-
-void RuleDataloaderBottleneck(const Report&, const InsightThresholds&, std::vector<Insight>*);
-void RuleLowGpuUtilization(const Report&, const InsightThresholds&, std::vector<Insight>*);
-void RuleNoTensorCores(const Report&, const InsightThresholds&, std::vector<Insight>*);
-void RuleLaunchBound(const Report&, const InsightThresholds&, std::vector<Insight>*);
-void RuleExcessiveSync(const Report&, const InsightThresholds&, std::vector<Insight>*);
-void RulePageableMemcpy(const Report&, const InsightThresholds&, std::vector<Insight>*);
-void RuleExposedCommunication(const Report&, const InsightThresholds&, std::vector<Insight>*);
-void RuleStraggler(const Report&, const InsightThresholds&, std::vector<Insight>*);
-void RuleMemoryNearCapacity(const Report&, const InsightThresholds&, std::vector<Insight>*);
-void RuleUnfusedOptimizer(const Report&, const InsightThresholds&, std::vector<Insight>*);
+// The rules' descriptors, each defined at the end of its own file.
+extern const InsightRuleSpec kDataloaderBottleneckRule;
+extern const InsightRuleSpec kLowGpuUtilizationRule;
+extern const InsightRuleSpec kNoTensorCoresRule;
+extern const InsightRuleSpec kLaunchBoundRule;
+extern const InsightRuleSpec kExcessiveSyncRule;
+extern const InsightRuleSpec kPageableMemcpyRule;
+extern const InsightRuleSpec kExposedCommunicationRule;
+extern const InsightRuleSpec kStragglerRule;
+extern const InsightRuleSpec kMemoryNearCapacityRule;
+extern const InsightRuleSpec kUnfusedOptimizerRule;
 
 // Evidence pointing at one event row of a rank.
 Evidence RowEvidence(const RankReport& r, std::string what, uint32_t row, double value = 0);

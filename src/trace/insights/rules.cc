@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "trace/insights/rule_helpers.h"
 
@@ -45,14 +46,42 @@ std::string FormatMs(int64_t ns) {
   return buf;
 }
 
-std::vector<Insight> RunInsightRules(const Report& report, const InsightThresholds& th) {
-  static constexpr InsightRule kRules[] = {
-      RuleDataloaderBottleneck, RuleLowGpuUtilization, RuleNoTensorCores,        RuleLaunchBound,
-      RuleExcessiveSync,        RulePageableMemcpy,    RuleExposedCommunication, RuleStraggler,
-      RuleMemoryNearCapacity,   RuleUnfusedOptimizer,
+std::span<const InsightRuleSpec* const> AllInsightRules() {
+  static constexpr const InsightRuleSpec* kRules[] = {
+      &kDataloaderBottleneckRule, &kLowGpuUtilizationRule, &kNoTensorCoresRule,
+      &kLaunchBoundRule,          &kExcessiveSyncRule,     &kPageableMemcpyRule,
+      &kExposedCommunicationRule, &kStragglerRule,         &kMemoryNearCapacityRule,
+      &kUnfusedOptimizerRule,
   };
+  return kRules;
+}
+
+InsightThresholds::InsightThresholds() {
+  for (const InsightRuleSpec* rule : AllInsightRules()) {
+    for (const ThresholdSpec& t : rule->thresholds) values_.emplace(t.name, t.default_value);
+  }
+}
+
+double InsightThresholds::Get(std::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) {
+    std::fprintf(stderr, "insight threshold %.*s is not declared by any rule\n",
+                 static_cast<int>(name.size()), name.data());
+    std::abort();
+  }
+  return it->second;
+}
+
+Status InsightThresholds::Set(std::string_view name, double value) {
+  auto it = values_.find(name);
+  if (it == values_.end()) return InvalidArgumentError("unknown threshold: " + std::string(name));
+  it->second = value;
+  return OkStatus();
+}
+
+std::vector<Insight> RunInsightRules(const Report& report, const InsightThresholds& th) {
   std::vector<Insight> out;
-  for (InsightRule rule : kRules) rule(report, th, &out);
+  for (const InsightRuleSpec* rule : AllInsightRules()) rule->run(report, th, &out);
   std::stable_sort(out.begin(), out.end(), [](const Insight& a, const Insight& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
     return a.estimated_gain_pct > b.estimated_gain_pct;

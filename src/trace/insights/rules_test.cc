@@ -2,6 +2,10 @@
 // Every insight rule: a trace that fires it and a healthy trace that must not. The healthy trace
 // (busy GPU, tensor-core GEMMs, launches well ahead, no syncs, pinned copies) fires nothing.
 #include <algorithm>
+#include <fstream>
+#include <iomanip>
+#include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -166,10 +170,42 @@ TEST(InsightRulesTest, ThresholdsAreConfigurable) {
   auto traces = ReadTraces(dir.Write("t.json", b.Json()));
   ASSERT_TRUE(traces.ok());
   InsightThresholds th;
-  th.dataloader_idle_pct = 5;
+  ASSERT_TRUE(th.Set("dataloader_idle_pct", 5).ok());
   Report report = Analyze(*traces, AnalysisConfig(), th);
   ASSERT_FALSE(report.insights.empty());
   EXPECT_EQ(report.insights[0].id, "dataloader_bottleneck");
+}
+
+TEST(InsightRulesTest, UnknownThresholdIsRefused) {
+  InsightThresholds th;
+  EXPECT_FALSE(th.Set("no_such_threshold", 1).ok());
+  EXPECT_DOUBLE_EQ(th.Get("straggler_pct"), 10);
+}
+
+// The rules' descriptors are the one source of their thresholds: each rule and each threshold,
+// with its default, appears in the documented table, and no two rules declare the same name.
+TEST(InsightRulesTest, DescriptorsMatchTheDocumentedTable) {
+  std::ifstream in(std::string(VIGIL_TEST_DATA_DIR) + "/../../docs/trace-json-schema.md");
+  ASSERT_TRUE(in.good());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string all = ss.str();
+  const size_t section = all.find("### Insight rules and thresholds");
+  ASSERT_NE(section, std::string::npos);
+  const std::string doc = all.substr(section);
+  std::set<std::string_view> names;
+  for (const InsightRuleSpec* rule : AllInsightRules()) {
+    SCOPED_TRACE(std::string(rule->id));
+    size_t row = doc.find("| `" + std::string(rule->id) + "` |");
+    ASSERT_NE(row, std::string::npos) << "rule missing from the table";
+    std::string line = doc.substr(row, doc.find('\n', row) - row);
+    for (const ThresholdSpec& t : rule->thresholds) {
+      EXPECT_TRUE(names.insert(t.name).second) << t.name << " declared twice";
+      std::ostringstream want;
+      want << "`" << t.name << "` (" << std::setprecision(12) << t.default_value << ")";
+      EXPECT_NE(line.find(want.str()), std::string::npos) << want.str() << " not in: " << line;
+    }
+  }
 }
 
 }  // namespace

@@ -10,10 +10,11 @@ namespace vigil::trace {
 void RuleStraggler(const Report& report, const InsightThresholds& th, std::vector<Insight>* out) {
   std::set<int32_t> seen;
   for (const Straggler& s : report.cross.stragglers) {
-    if (s.excess_pct < th.straggler_pct || !seen.insert(s.rank).second) continue;
+    if (s.excess_pct < th.Get("straggler_pct") || !seen.insert(s.rank).second) continue;
     Insight in;
     in.id = "straggler";
-    in.severity = s.excess_pct >= 3 * th.straggler_pct ? Severity::kCritical : Severity::kWarning;
+    in.severity =
+        s.excess_pct >= 3 * th.Get("straggler_pct") ? Severity::kCritical : Severity::kWarning;
     in.title = "Rank " + std::to_string(s.rank) + " is a straggler (" + s.metric + " time +" +
                std::to_string(static_cast<int>(s.excess_pct)) + "% over the median)";
     for (const RankSummary& r : report.cross.ranks) {
@@ -36,5 +37,13 @@ void RuleStraggler(const Report& report, const InsightThresholds& th, std::vecto
     out->push_back(std::move(in));
   }
 }
+
+namespace {
+constexpr ThresholdSpec kStragglerThresholds[] = {
+    {"straggler_pct", 10, "a rank's computation or mean step time above the median by this much"},
+};
+}  // namespace
+
+extern const InsightRuleSpec kStragglerRule = {"straggler", kStragglerThresholds, RuleStraggler};
 
 }  // namespace vigil::trace

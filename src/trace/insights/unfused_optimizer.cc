@@ -37,7 +37,9 @@ void RuleUnfusedOptimizer(const Report& report, const InsightThresholds& th,
     }
     if (steps.empty()) continue;
     uint64_t per_step = kernels / steps.size();
-    if (per_step < th.unfused_optimizer_kernels || 2 * fused >= kernels) continue;
+    if (per_step < static_cast<uint64_t>(th.Get("unfused_optimizer_kernels")) ||
+        2 * fused >= kernels)
+      continue;
     Insight in;
     in.id = "unfused_optimizer";
     in.severity = Severity::kWarning;
@@ -58,5 +60,14 @@ void RuleUnfusedOptimizer(const Report& report, const InsightThresholds& th,
     out->push_back(std::move(in));
   }
 }
+
+namespace {
+constexpr ThresholdSpec kUnfusedOptimizerThresholds[] = {
+    {"unfused_optimizer_kernels", 200, "optimizer kernels per step to call it unfused"},
+};
+}  // namespace
+
+extern const InsightRuleSpec kUnfusedOptimizerRule = {
+    "unfused_optimizer", kUnfusedOptimizerThresholds, RuleUnfusedOptimizer};
 
 }  // namespace vigil::trace

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "trace/analyses.h"
+#include "trace/report/html_sections.h"
 #include "trace/report/text_report.h"
 
 namespace vigil::trace {
@@ -100,23 +102,40 @@ std::string MemoryChart(const DeviceMemory& d) {
 
 void RenderRank(const RankReport& r, std::string* h) {
   const RankTrace& t = *r.trace;
-  const int64_t u = r.unit_ns;
-  const TemporalBreakdown& tb = r.temporal;
   *h += fmt::format("<h2>Rank {}</h2><p><code>{}</code>{}</p>", r.rank, HtmlEscape(t.path),
                     t.meta.devices.empty() ? "" : " · " + HtmlEscape(t.meta.devices.front().name));
+  for (const RankAnalysis* a : RankAnalysesInHtmlOrder()) a->html(r, h);
+}
+
+}  // namespace
+
+void HtmlTemporal(const RankReport& r, std::string* h) {
+  const TemporalBreakdown& tb = r.temporal;
   if (!tb.valid) {
     *h += "<p>No GPU work (CPU-only trace).</p>";
-  } else {
-    *h += fmt::format("<h3>GPU time ({})</h3>", FormatDuration(tb.kernel_time * u));
-    *h += StackedBar({{static_cast<double>(tb.compute), "#2e7d32", "compute"},
-                      {static_cast<double>(tb.non_compute), "#1565c0", "comm/memory/other"},
-                      {static_cast<double>(tb.idle), "#bdbdbd", "idle"}});
-    *h += "<h3>Idle causes</h3>";
-    *h += StackedBar({{static_cast<double>(r.idle.host_wait), "#ef6c00", "host wait"},
-                      {static_cast<double>(r.idle.kernel_wait), "#fbc02d", "kernel wait"},
-                      {static_cast<double>(r.idle.other), "#8d6e63", "other"}});
+    return;
   }
+  *h += fmt::format("<h3>GPU time ({})</h3>", FormatDuration(tb.kernel_time * r.unit_ns));
+  *h += StackedBar({{static_cast<double>(tb.compute), "#2e7d32", "compute"},
+                    {static_cast<double>(tb.non_compute), "#1565c0", "comm/memory/other"},
+                    {static_cast<double>(tb.idle), "#bdbdbd", "idle"}});
+}
+
+void HtmlIdle(const RankReport& r, std::string* h) {
+  if (!r.temporal.valid) return;
+  *h += "<h3>Idle causes</h3>";
+  *h += StackedBar({{static_cast<double>(r.idle.host_wait), "#ef6c00", "host wait"},
+                    {static_cast<double>(r.idle.kernel_wait), "#fbc02d", "kernel wait"},
+                    {static_cast<double>(r.idle.other), "#8d6e63", "other"}});
+}
+
+void HtmlSteps(const RankReport& r, std::string* h) {
   *h += "<h3>Step timeline</h3>" + StepTimeline(r);
+}
+
+void HtmlKernels(const RankReport& r, std::string* h) {
+  const RankTrace& t = *r.trace;
+  const int64_t u = r.unit_ns;
   *h +=
       "<h3>Top kernels</h3><table><tr><th>kernel</th><th>class</th><th class=num>count</th><th "
       "class=num>total</th><th class=num>mean</th><th></th></tr>";
@@ -132,24 +151,41 @@ void RenderRank(const RankReport& r, std::string* h) {
         pct);
   }
   *h += "</table>";
-  for (const DeviceMemory& d : r.extras.memory) {
-    if (d.device_type == 1) *h += MemoryChart(d);
-  }
-  const CriticalPath& cp = r.extras.critical_path;
-  if (!cp.rows.empty()) {
-    *h += fmt::format("<h3>Critical path ({}, bound by {})</h3>", FormatDuration(cp.Length()),
-                      cp.BoundBy());
-    *h += StackedBar({{static_cast<double>(cp.gpu_compute), "#2e7d32", "GPU compute"},
-                      {static_cast<double>(cp.gpu_comm), "#1565c0", "GPU comm"},
-                      {static_cast<double>(cp.gpu_memory), "#00838f", "GPU memory"},
-                      {static_cast<double>(cp.cpu), "#ef6c00", "CPU"},
-                      {static_cast<double>(cp.sync), "#c62828", "sync"},
-                      {static_cast<double>(cp.gaps), "#bdbdbd", "gaps"}});
-  }
-  *h += HtmlCounters(r);
 }
 
-}  // namespace
+void HtmlMemoryTimeline(const RankReport& r, std::string* h) {
+  for (const DeviceMemory& d : r.memory) {
+    if (d.device_type == 1) *h += MemoryChart(d);
+  }
+}
+
+void HtmlCriticalPath(const RankReport& r, std::string* h) {
+  const CriticalPath& cp = r.critical_path;
+  if (cp.rows.empty()) return;
+  *h += fmt::format("<h3>Critical path ({}, bound by {})</h3>", FormatDuration(cp.Length()),
+                    cp.BoundBy());
+  *h += StackedBar({{static_cast<double>(cp.gpu_compute), "#2e7d32", "GPU compute"},
+                    {static_cast<double>(cp.gpu_comm), "#1565c0", "GPU comm"},
+                    {static_cast<double>(cp.gpu_memory), "#00838f", "GPU memory"},
+                    {static_cast<double>(cp.cpu), "#ef6c00", "CPU"},
+                    {static_cast<double>(cp.sync), "#c62828", "sync"},
+                    {static_cast<double>(cp.gaps), "#bdbdbd", "gaps"}});
+}
+
+void HtmlCrossRank(const Report& report, std::string* h) {
+  if (report.ranks.size() <= 1) return;
+  *h +=
+      "<h2>Ranks</h2><table><tr><th>rank</th><th class=num>compute</th><th "
+      "class=num>comm</th><th class=num>idle</th><th class=num>mean step</th></tr>";
+  for (const RankSummary& s : report.cross.ranks) {
+    *h += fmt::format(
+        "<tr><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td "
+        "class=num>{}</td></tr>",
+        s.rank, FormatDuration(s.compute_ns), FormatDuration(s.comm_ns), FormatDuration(s.idle_ns),
+        FormatDuration(s.step_ns));
+  }
+  *h += "</table>";
+}
 
 std::string HtmlEscape(std::string_view s) {
   std::string out;
@@ -208,19 +244,9 @@ std::string RenderHtmlReport(const Report& report) {
     h += "</div>";
   }
   for (const RankReport& r : report.ranks) RenderRank(r, &h);
-  if (report.ranks.size() > 1) {
-    h += "<h2>Ranks</h2><table><tr><th>rank</th><th class=num>compute</th><th "
-         "class=num>comm</th><th class=num>idle</th><th class=num>mean step</th></tr>";
-    for (const RankSummary& s : report.cross.ranks) {
-      h += fmt::format(
-          "<tr><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td "
-          "class=num>{}</td></tr>",
-          s.rank, FormatDuration(s.compute_ns), FormatDuration(s.comm_ns),
-          FormatDuration(s.idle_ns), FormatDuration(s.step_ns));
-    }
-    h += "</table>";
+  for (const ReportAnalysis& a : ReportAnalyses()) {
+    if (a.html != nullptr) a.html(report, &h);
   }
-  h += HtmlMultiRankPath(report);
   h += "<h2>Data quality</h2><ul>";
   for (const RankReport& r : report.ranks) {
     const DataQuality& q = r.trace->quality;

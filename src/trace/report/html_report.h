@@ -8,16 +8,11 @@
 
 #include <string>
 
-#include "trace/analyzer.h"
+#include "trace/results/report.h"
 
 namespace vigil::trace {
 
 std::string RenderHtmlReport(const Report& report);
-
-// Sections rendered by html_report_counters.cc: a rank's queue length and memory bandwidth
-// tables, and the cross-rank critical path ("" for a single rank).
-std::string HtmlCounters(const RankReport& rank);
-std::string HtmlMultiRankPath(const Report& report);
 
 // Escapes text for HTML element content and attribute values.
 std::string HtmlEscape(std::string_view s);

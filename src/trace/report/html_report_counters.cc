@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "trace/report/html_report.h"
+#include "trace/report/html_sections.h"
 #include "trace/report/text_report.h"
 
 namespace vigil::trace {
@@ -42,9 +43,9 @@ std::string Bar(double pct, const char* color) {
 
 }  // namespace
 
-std::string HtmlCounters(const RankReport& r) {
-  std::string h;
-  const QueueLengthSummary& q = r.extras.queue_length;
+void HtmlCounters(const RankReport& r, std::string* out) {
+  std::string& h = *out;
+  const QueueLengthSummary& q = r.queue_length;
   if (!q.streams.empty()) {
     h += "<h3>Launch queue length per stream</h3><table><tr><th>stream</th><th "
          "class=num>points</th><th class=num>mean</th><th class=num>time-weighted</th><th "
@@ -59,7 +60,7 @@ std::string HtmlCounters(const RankReport& r) {
     }
     h += "</table>";
   }
-  const MemoryBandwidthSummary& m = r.extras.memory_bw;
+  const MemoryBandwidthSummary& m = r.memory_bw;
   if (!m.kinds.empty()) {
     h += fmt::format(
         "<h3>Memory bandwidth by copy kind (GB/s{})</h3><table><tr><th>kind</th><th "
@@ -76,14 +77,17 @@ std::string HtmlCounters(const RankReport& r) {
     }
     h += "</table>";
   }
-  return h;
 }
 
-std::string HtmlMultiRankPath(const Report& report) {
+void HtmlMultiRankPath(const Report& report, std::string* out) {
   const MultiRankCriticalPath& p = report.multi_path;
-  if (report.ranks.size() < 2) return "";
-  std::string h = "<h2>Cross-rank critical path</h2>";
-  if (!p.valid) return h + "<p>" + HtmlEscape(p.note) + "</p>";
+  if (report.ranks.size() < 2) return;
+  std::string& h = *out;
+  h += "<h2>Cross-rank critical path</h2>";
+  if (!p.valid) {
+    h += "<p>" + HtmlEscape(p.note) + "</p>";
+    return;
+  }
   int64_t len = p.Length();
   auto pct = [&](int64_t ns) { return len > 0 ? 100.0 * static_cast<double>(ns) / len : 0.0; };
   h += fmt::format(
@@ -125,7 +129,6 @@ std::string HtmlMultiRankPath(const Report& report) {
     }
     h += "</table>";
   }
-  return h;
 }
 
 }  // namespace vigil::trace

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trace/report/json_report.h"
 
+#include "trace/analyses.h"
+#include "trace/report/json_sections.h"
+
 namespace vigil::trace {
 namespace {
 
@@ -107,7 +110,6 @@ void WriteLaunch(const LaunchStats& s, JsonWriter* w) {
 
 void WriteRank(const RankReport& r, JsonWriter* w) {
   const RankTrace& t = *r.trace;
-  const int64_t u = r.unit_ns;
   w->BeginObject();
   w->Field("rank", r.rank);
   w->Field("file", t.path);
@@ -116,8 +118,22 @@ void WriteRank(const RankReport& r, JsonWriter* w) {
   w->Field("device", t.meta.devices.empty() ? std::string() : t.meta.devices.front().name);
   w->Field("base_time_ns", t.meta.base_time_ns);
   w->Field("steps_dropped", r.view.steps_dropped);
+  for (const RankAnalysis& a : RankAnalyses()) {
+    if (a.json != nullptr) a.json(r, w);
+  }
+  w->Key("data_quality");
+  WriteDataQuality(t.quality, w);
+  w->EndObject();
+}
+
+}  // namespace
+
+void JsonTemporal(const RankReport& r, JsonWriter* w) {
   w->Key("temporal_breakdown");
-  WriteTemporal(r.temporal, u, w);
+  WriteTemporal(r.temporal, r.unit_ns, w);
+}
+
+void JsonSteps(const RankReport& r, JsonWriter* w) {
   w->Key("steps").BeginArray();
   for (const StepReport& s : r.steps) {
     w->BeginObject()
@@ -125,14 +141,24 @@ void WriteRank(const RankReport& r, JsonWriter* w) {
         .FieldMicros("ts_us", s.ts)
         .FieldMicros("dur_us", s.dur);
     w->Key("temporal_breakdown");
-    WriteTemporal(s.temporal, u, w);
+    WriteTemporal(s.temporal, r.unit_ns, w);
     w->EndObject();
   }
   w->EndArray();
+}
+
+void JsonIdle(const RankReport& r, JsonWriter* w) {
   w->Key("idle_breakdown");
-  WriteIdle(r.idle, u, w);
+  WriteIdle(r.idle, r.unit_ns, w);
+}
+
+void JsonKernels(const RankReport& r, JsonWriter* w) {
   w->Key("kernel_breakdown");
   WriteKernels(r, w);
+}
+
+void JsonOverlap(const RankReport& r, JsonWriter* w) {
+  const int64_t u = r.unit_ns;
   w->Key("comm_comp_overlap").BeginObject();
   w->FieldMicros("comm_us", r.overlap.comm_time * u);
   w->FieldMicros("overlapped_us", r.overlap.overlapped * u);
@@ -142,16 +168,12 @@ void WriteRank(const RankReport& r, JsonWriter* w) {
     w->Key("pct").Null();
   }
   w->EndObject();
-  w->Key("launch_stats");
-  WriteLaunch(r.launch, w);
-  WriteRankExtras(r, w);
-  WriteCounters(r, w);
-  w->Key("data_quality");
-  WriteDataQuality(t.quality, w);
-  w->EndObject();
 }
 
-}  // namespace
+void JsonLaunch(const RankReport& r, JsonWriter* w) {
+  w->Key("launch_stats");
+  WriteLaunch(r.launch, w);
+}
 
 std::string RenderJsonReport(const Report& report, bool pretty) {
   JsonWriter w(pretty);
@@ -161,11 +183,8 @@ std::string RenderJsonReport(const Report& report, bool pretty) {
   w.Key("ranks").BeginArray();
   for (const RankReport& r : report.ranks) WriteRank(r, &w);
   w.EndArray();
-  w.Key("cross_rank");
-  WriteCrossRank(report.cross, &w);
-  if (report.ranks.size() >= 2) {
-    w.Key("multi_rank_critical_path");
-    WriteMultiRankCriticalPath(report, &w);
+  for (const ReportAnalysis& a : ReportAnalyses()) {
+    if (a.json != nullptr) a.json(report, &w);
   }
   w.Key("insights");
   WriteInsights(report, &w);

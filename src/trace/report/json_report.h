@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "trace/analyzer.h"
 #include "trace/report/json_writer.h"
+#include "trace/results/report.h"
 
 namespace vigil::trace {
 
@@ -16,12 +16,8 @@ inline constexpr int kJsonSchemaVersion = 1;
 
 std::string RenderJsonReport(const Report& report, bool pretty = true);
 
-// Parts shared with json_report_extras.cc.
-void WriteRankExtras(const RankReport& rank, JsonWriter* w);
+// Parts shared between the writer files.
 void WriteDataQuality(const DataQuality& q, JsonWriter* w);
 void WriteInsights(const Report& report, JsonWriter* w);
-void WriteCrossRank(const CrossRank& cross, JsonWriter* w);
-void WriteCounters(const RankReport& rank, JsonWriter* w);             // json_report_counters.cc
-void WriteMultiRankCriticalPath(const Report& report, JsonWriter* w);  // json_report_multi_rank.cc
 
 }  // namespace vigil::trace

@@ -2,6 +2,7 @@
 // The JSON report's per-rank counter summaries: launch queue length per stream and memory
 // bandwidth per copy kind (HTA's queue_length_summary and memory_bw_summary).
 #include "trace/report/json_report.h"
+#include "trace/report/json_sections.h"
 
 namespace vigil::trace {
 namespace {
@@ -17,8 +18,8 @@ void WriteDescribe(const Describe& d, std::string_view suffix, JsonWriter* w) {
 
 }  // namespace
 
-void WriteCounters(const RankReport& r, JsonWriter* w) {
-  const QueueLengthSummary& q = r.extras.queue_length;
+void JsonQueueLength(const RankReport& r, JsonWriter* w) {
+  const QueueLengthSummary& q = r.queue_length;
   w->Key("queue_length").BeginObject();
   w->Key("streams").BeginArray();
   for (const StreamQueueLength& s : q.streams) {
@@ -30,7 +31,10 @@ void WriteCounters(const RankReport& r, JsonWriter* w) {
   }
   w->EndArray();
   w->EndObject();
-  const MemoryBandwidthSummary& m = r.extras.memory_bw;
+}
+
+void JsonMemoryBandwidth(const RankReport& r, JsonWriter* w) {
+  const MemoryBandwidthSummary& m = r.memory_bw;
   w->Key("memory_bandwidth").BeginObject();
   w->Field("recorded_bandwidth", m.recorded_bandwidth);
   w->Key("kinds").BeginArray();

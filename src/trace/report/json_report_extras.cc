@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The JSON report's sections for the analyses beyond HTA's, data quality, cross-rank results and
-// insights.
+// The JSON report's sections for the CPU-side and efficiency analyses (copies, syncs, launch-bound
+// stretches, sequences, annotations, memory, critical path, efficiency), data quality, cross-rank
+// results and insights.
 #include <algorithm>
 
 #include "trace/report/json_report.h"
+#include "trace/report/json_sections.h"
 
 namespace vigil::trace {
 namespace {
@@ -42,16 +44,13 @@ void WriteDataQuality(const DataQuality& q, JsonWriter* w) {
   w->EndObject();
 }
 
-void WriteRankExtras(const RankReport& r, JsonWriter* w) {
-  const RankTrace& t = *r.trace;
-  const RankExtras& x = r.extras;
-  const int64_t u = r.unit_ns;
+void JsonMemcpy(const RankReport& r, JsonWriter* w) {
   w->Key("memcpy").BeginObject();
-  w->FieldMicros("total_us", x.memcpy.total_ns);
-  w->FieldMicros("pageable_us", x.memcpy.pageable_ns);
-  w->Field("pageable_bytes", x.memcpy.pageable_bytes);
+  w->FieldMicros("total_us", r.memcpy.total_ns);
+  w->FieldMicros("pageable_us", r.memcpy.pageable_ns);
+  w->Field("pageable_bytes", r.memcpy.pageable_bytes);
   w->Key("kinds").BeginArray();
-  for (const MemcpyKindStats& k : x.memcpy.kinds) {
+  for (const MemcpyKindStats& k : r.memcpy.kinds) {
     w->BeginObject().Field("kind", k.kind).Field("count", k.count).Field("bytes", k.bytes);
     w->FieldMicros("dur_us", k.dur_ns).Field("bandwidth_gbps", k.GBps());
     w->Field("pageable_count", k.pageable_count).Field("pageable_bytes", k.pageable_bytes);
@@ -59,41 +58,54 @@ void WriteRankExtras(const RankReport& r, JsonWriter* w) {
   }
   w->EndArray();
   w->EndObject();
+}
+
+void JsonSyncs(const RankReport& r, JsonWriter* w) {
+  const RankTrace& t = *r.trace;
   w->Key("syncs").BeginObject();
-  w->Field("count", x.syncs.count).FieldMicros("total_us", x.syncs.total_ns);
-  w->Field("max_per_step", x.syncs.max_per_step);
+  w->Field("count", r.syncs.count).FieldMicros("total_us", r.syncs.total_ns);
+  w->Field("max_per_step", r.syncs.max_per_step);
   w->Key("by_api").BeginObject();
-  for (const auto& [api, c] : x.syncs.by_api) {
+  for (const auto& [api, c] : r.syncs.by_api) {
     w->Key(api).BeginObject().Field("count", c.count).FieldMicros("dur_us", c.dur_ns).EndObject();
   }
   w->EndObject();
   w->Key("by_cause").BeginObject();
-  for (const auto& [cause, c] : x.syncs.by_cause) {
+  for (const auto& [cause, c] : r.syncs.by_cause) {
     w->Key(cause).BeginObject().Field("count", c.count).FieldMicros("dur_us", c.dur_ns).EndObject();
   }
   w->EndObject();
   w->Key("longest").BeginArray();
-  for (const SyncPoint& p : x.syncs.longest) {
+  for (const SyncPoint& p : r.syncs.longest) {
     w->BeginObject().Field("api", RowName(t, p.row)).Field("cause", RowName(t, p.cause_row));
     w->FieldMicros("ts_us", t.events.ts[p.row]).FieldMicros("dur_us", t.events.dur[p.row]);
     w->EndObject();
   }
   w->EndArray();
   w->EndObject();
+}
+
+void JsonLaunchBound(const RankReport& r, JsonWriter* w) {
+  const int64_t u = r.unit_ns;
   w->Key("launch_bound").BeginObject();
-  w->Field("kernels", x.launch_bound.kernels).Field("short_kernels", x.launch_bound.short_kernels);
-  w->FieldMicros("short_kernel_us", x.launch_bound.short_kernel_time * u);
-  w->FieldMicros("host_wait_gaps_us", x.launch_bound.host_wait_gaps * u);
+  w->Field("kernels", r.launch_bound.kernels).Field("short_kernels", r.launch_bound.short_kernels);
+  w->FieldMicros("short_kernel_us", r.launch_bound.short_kernel_time * u);
+  w->FieldMicros("host_wait_gaps_us", r.launch_bound.host_wait_gaps * u);
   w->Key("stretches").BeginArray();
-  for (const LaunchBoundStretch& s : x.launch_bound.stretches) {
+  for (const LaunchBoundStretch& s : r.launch_bound.stretches) {
     w->BeginObject().Field("stream", s.stream).FieldMicros("ts_us", s.start * u);
     w->FieldMicros("dur_us", (s.end - s.start) * u).Field("kernels", s.kernels);
     w->FieldMicros("gpu_busy_us", s.gpu_busy * u).EndObject();
   }
   w->EndArray();
   w->EndObject();
+}
+
+void JsonKernelSequences(const RankReport& r, JsonWriter* w) {
+  const RankTrace& t = *r.trace;
+  const int64_t u = r.unit_ns;
   w->Key("kernel_sequences").BeginArray();
-  for (const KernelSequence& s : x.sequences) {
+  for (const KernelSequence& s : r.sequences) {
     w->BeginObject();
     w->Key("kernels").BeginArray();
     for (uint32_t n : s.names) w->String(t.strings.Get(n));
@@ -104,15 +116,21 @@ void WriteRankExtras(const RankReport& r, JsonWriter* w) {
     w->EndObject();
   }
   w->EndArray();
+}
+
+void JsonUserAnnotations(const RankReport& r, JsonWriter* w) {
   w->Key("user_annotations").BeginArray();
-  for (const AnnotationStat& a : x.annotations) {
+  for (const AnnotationStat& a : r.annotations) {
     w->BeginObject().Field("name", a.name).Field("count", a.count);
     w->FieldMicros("cpu_us", a.cpu_ns).FieldMicros("gpu_us", a.gpu_ns);
     w->FieldMicros("kernel_us", a.kernel_ns).EndObject();
   }
   w->EndArray();
+}
+
+void JsonMemoryTimeline(const RankReport& r, JsonWriter* w) {
   w->Key("memory").BeginArray();
-  for (const DeviceMemory& d : x.memory) {
+  for (const DeviceMemory& d : r.memory) {
     w->BeginObject().Field("device_type", d.device_type).Field("device_id", d.device_id);
     w->Field("events", d.events).Field("peak_allocated_bytes", d.peak_allocated);
     w->FieldMicros("peak_ts_us", d.peak_ts).Field("peak_reserved_bytes", d.peak_reserved);
@@ -120,7 +138,11 @@ void WriteRankExtras(const RankReport& r, JsonWriter* w) {
     w->EndObject();
   }
   w->EndArray();
-  const CriticalPath& cp = x.critical_path;
+}
+
+void JsonCriticalPath(const RankReport& r, JsonWriter* w) {
+  const RankTrace& t = *r.trace;
+  const CriticalPath& cp = r.critical_path;
   w->Key("critical_path").BeginObject();
   w->FieldMicros("ts_us", cp.start).FieldMicros("length_us", cp.Length());
   w->Field("bound_by", cp.BoundBy()).Field("events", static_cast<uint64_t>(cp.rows.size()));
@@ -134,7 +156,11 @@ void WriteRankExtras(const RankReport& r, JsonWriter* w) {
   for (size_t i = 0; i < std::min<size_t>(10, rows.size()); ++i) WriteEventRef(t, rows[i], w);
   w->EndArray();
   w->EndObject();
-  const Efficiency& e = x.efficiency;
+}
+
+void JsonEfficiency(const RankReport& r, JsonWriter* w) {
+  const int64_t u = r.unit_ns;
+  const Efficiency& e = r.efficiency;
   w->Key("efficiency").BeginObject();
   w->FieldMicros("compute_us", e.compute_time * u);
   w->Field("sm_efficiency_pct", e.sm_efficiency_pct).Field("occupancy_pct", e.occupancy_pct);
@@ -148,7 +174,9 @@ void WriteRankExtras(const RankReport& r, JsonWriter* w) {
   w->EndObject();
 }
 
-void WriteCrossRank(const CrossRank& c, JsonWriter* w) {
+void JsonCrossRank(const Report& report, JsonWriter* w) {
+  const CrossRank& c = report.cross;
+  w->Key("cross_rank");
   w->BeginObject();
   w->FieldMicros("median_compute_us", c.median_compute_ns);
   w->FieldMicros("median_step_us", c.median_step_ns);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "trace/report/json_report.h"
+#include "trace/report/json_sections.h"
 
 namespace vigil::trace {
 namespace {
@@ -21,7 +22,9 @@ std::string_view RowName(const Report& report, uint32_t index, uint32_t row) {
 
 }  // namespace
 
-void WriteMultiRankCriticalPath(const Report& report, JsonWriter* w) {
+void JsonMultiRankPath(const Report& report, JsonWriter* w) {
+  if (report.ranks.size() < 2) return;
+  w->Key("multi_rank_critical_path");
   const MultiRankCriticalPath& p = report.multi_path;
   const CollectiveMatches& m = p.matches;
   w->BeginObject();

@@ -77,7 +77,7 @@ void WriteRank(const RankReport& r, size_t index, const std::vector<uint32_t>& w
     w->Key("args").BeginObject().Field("bytes", m.total_allocated).EndObject().EndObject();
   }
   // Critical path as flows between consecutive path events.
-  const std::vector<uint32_t>& path = r.extras.critical_path.rows;
+  const std::vector<uint32_t>& path = r.critical_path.rows;
   auto pid_tid = [&](uint32_t i) {
     bool gpu = IsGpuKind(e.kind[i]);
     return std::pair<int64_t, int64_t>{gpu ? gpu_pid : cpu_pid, gpu ? gpu_tid[i] : e.tid[i]};

@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "trace/analyzer.h"
+#include "trace/results/report.h"
 
 namespace vigil::trace {
 

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "trace/analyses.h"
+#include "trace/report/text_sections.h"
+
 namespace vigil::trace {
 namespace {
 
@@ -22,82 +25,117 @@ std::string Shorten(std::string_view name, size_t max) {
 
 void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
   const RankTrace& t = *r.trace;
-  const int64_t u = r.unit_ns;
-  const TemporalBreakdown& tb = r.temporal;
   std::string device = t.meta.devices.empty() ? "" : t.meta.devices.front().name;
   *out +=
       fmt::format("Rank {}{}{} · {} steps{} · {}\n", r.rank, device.empty() ? "" : " · ", device,
                   t.links.steps.size(), r.view.steps_dropped ? " (last dropped)" : "", t.path);
+  for (const RankAnalysis* a : RankAnalysesInTextOrder()) a->text(r, opt, out);
+}
+
+}  // namespace
+
+void TextTemporal(const RankReport& r, const TextOptions&, std::string* out) {
+  const int64_t u = r.unit_ns;
+  const TemporalBreakdown& tb = r.temporal;
   if (!tb.valid) {
     *out += "  no GPU work in this trace (CPU only)\n";
-  } else {
-    *out += fmt::format(
-        "  GPU span {}: idle {:.1f}%  compute {:.1f}%  other {:.1f}%  (comm {}, exposed {}; "
-        "memcpy {})\n",
-        FormatDuration(tb.kernel_time * u), tb.Pct(tb.idle), tb.Pct(tb.compute),
-        tb.Pct(tb.non_compute), FormatDuration(tb.comm * u), FormatDuration(tb.exposed_comm * u),
-        FormatDuration(tb.memory * u));
-    int64_t idle = r.idle.host_wait + r.idle.kernel_wait + r.idle.other;
-    auto ip = [&](int64_t x) { return idle > 0 ? 100.0 * x / idle : 0.0; };
-    *out += fmt::format("  idle causes: host wait {:.0f}%  kernel wait {:.0f}%  other {:.0f}%\n",
-                        ip(r.idle.host_wait), ip(r.idle.kernel_wait), ip(r.idle.other));
-    *out += "  top kernels:\n";
-    int64_t busy = 0;
-    for (const KernelStat& k : r.kernels.kernels) busy += k.sum;
-    for (size_t i = 0; i < std::min(opt.top_kernels, r.kernels.kernels.size()); ++i) {
-      const KernelStat& k = r.kernels.kernels[i];
-      *out += fmt::format("    {:>5.1f}%  {:>10}  x{:<6} {:<5} {}\n",
-                          busy > 0 ? 100.0 * k.sum / busy : 0.0, FormatDuration(k.sum * u), k.count,
-                          KernelClassName(k.cls).substr(0, 4), Shorten(t.strings.Get(k.name), 70));
-    }
+    return;
   }
+  *out += fmt::format(
+      "  GPU span {}: idle {:.1f}%  compute {:.1f}%  other {:.1f}%  (comm {}, exposed {}; "
+      "memcpy {})\n",
+      FormatDuration(tb.kernel_time * u), tb.Pct(tb.idle), tb.Pct(tb.compute),
+      tb.Pct(tb.non_compute), FormatDuration(tb.comm * u), FormatDuration(tb.exposed_comm * u),
+      FormatDuration(tb.memory * u));
+}
+
+void TextIdle(const RankReport& r, const TextOptions&, std::string* out) {
+  if (!r.temporal.valid) return;
+  int64_t idle = r.idle.host_wait + r.idle.kernel_wait + r.idle.other;
+  auto ip = [&](int64_t x) { return idle > 0 ? 100.0 * x / idle : 0.0; };
+  *out += fmt::format("  idle causes: host wait {:.0f}%  kernel wait {:.0f}%  other {:.0f}%\n",
+                      ip(r.idle.host_wait), ip(r.idle.kernel_wait), ip(r.idle.other));
+}
+
+void TextKernels(const RankReport& r, const TextOptions& opt, std::string* out) {
+  if (!r.temporal.valid) return;
+  const RankTrace& t = *r.trace;
+  const int64_t u = r.unit_ns;
+  *out += "  top kernels:\n";
+  int64_t busy = 0;
+  for (const KernelStat& k : r.kernels.kernels) busy += k.sum;
+  for (size_t i = 0; i < std::min(opt.top_kernels, r.kernels.kernels.size()); ++i) {
+    const KernelStat& k = r.kernels.kernels[i];
+    *out += fmt::format("    {:>5.1f}%  {:>10}  x{:<6} {:<5} {}\n",
+                        busy > 0 ? 100.0 * k.sum / busy : 0.0, FormatDuration(k.sum * u), k.count,
+                        KernelClassName(k.cls).substr(0, 4), Shorten(t.strings.Get(k.name), 70));
+  }
+}
+
+// One line for launches, syncs and copies together: what the CPU side did to the GPU.
+void TextLaunch(const RankReport& r, const TextOptions&, std::string* out) {
   const LaunchStats& l = r.launch;
-  const RankExtras& x = r.extras;
   *out += fmt::format(
       "  launches {} (short {}, delay p50 {}){}  syncs {} ({})  copies {} (pageable {} MiB)\n", l.n,
       l.short_kernels, FormatDuration(static_cast<int64_t>(l.delay_p50 * l.unit_ns)),
       l.graph_launches
           ? fmt::format(", {} graph launches -> {} kernels", l.graph_launches, l.graph_kernels)
           : "",
-      x.syncs.count, FormatDuration(x.syncs.total_ns), FormatDuration(x.memcpy.total_ns),
-      x.memcpy.pageable_bytes >> 20);
-  if (!x.critical_path.rows.empty()) {
-    const CriticalPath& cp = x.critical_path;
-    *out += fmt::format("  critical path {} over {} events, bound by {}\n",
-                        FormatDuration(cp.Length()), cp.rows.size(), cp.BoundBy());
+      r.syncs.count, FormatDuration(r.syncs.total_ns), FormatDuration(r.memcpy.total_ns),
+      r.memcpy.pageable_bytes >> 20);
+}
+
+void TextCriticalPath(const RankReport& r, const TextOptions&, std::string* out) {
+  const CriticalPath& cp = r.critical_path;
+  if (cp.rows.empty()) return;
+  *out += fmt::format("  critical path {} over {} events, bound by {}\n",
+                      FormatDuration(cp.Length()), cp.rows.size(), cp.BoundBy());
+}
+
+// The launch queue of the busiest stream and the peak bandwidth per copy kind, on one line.
+void TextCounters(const RankReport& r, const TextOptions&, std::string* out) {
+  if (r.queue_length.streams.empty() && r.memory_bw.kinds.empty()) return;
+  std::string line = "  ";
+  const auto& qs = r.queue_length.streams;
+  auto busiest = std::max_element(qs.begin(), qs.end(), [](const auto& a, const auto& b) {
+    return a.stats.count < b.stats.count;
+  });
+  if (busiest != qs.end()) {
+    line += fmt::format("launch queue (stream {}) avg {:.1f}, max {:.0f}", busiest->stream,
+                        busiest->time_weighted_mean, busiest->stats.max);
   }
-  if (!x.queue_length.streams.empty() || !x.memory_bw.kinds.empty()) {
-    std::string line = "  ";
-    const auto& qs = x.queue_length.streams;
-    auto busiest = std::max_element(qs.begin(), qs.end(), [](const auto& a, const auto& b) {
-      return a.stats.count < b.stats.count;
-    });
-    if (busiest != qs.end()) {
-      line += fmt::format("launch queue (stream {}) avg {:.1f}, max {:.0f}", busiest->stream,
-                          busiest->time_weighted_mean, busiest->stats.max);
-    }
-    for (size_t k = 0; k < x.memory_bw.kinds.size(); ++k) {
-      const MemoryKindBandwidth& m = x.memory_bw.kinds[k];
-      line += fmt::format("{}{} peak {:.3g} GB/s",
-                          k == 0 ? (line.size() > 2 ? " · copies: " : "copies: ") : ", ", m.kind,
-                          m.stats.max);
-    }
-    *out += line + "\n";
+  for (size_t k = 0; k < r.memory_bw.kinds.size(); ++k) {
+    const MemoryKindBandwidth& m = r.memory_bw.kinds[k];
+    line += fmt::format("{}{} peak {:.3g} GB/s",
+                        k == 0 ? (line.size() > 2 ? " · copies: " : "copies: ") : ", ", m.kind,
+                        m.stats.max);
   }
-  if (x.efficiency.compute_time > 0) {
-    const Efficiency& e = x.efficiency;
-    std::string line = fmt::format("  tensor cores {:.0f}% of compute", e.TensorCorePct());
-    if (e.sm_efficiency_pct >= 0)
-      line += fmt::format(", SM efficiency {:.0f}%", e.sm_efficiency_pct);
-    if (e.occupancy_pct >= 0) line += fmt::format(", occupancy {:.0f}%", e.occupancy_pct);
-    if (e.roofline_pct >= 0)
-      line += fmt::format(", {:.1f}% of {} peak", e.roofline_pct, e.gpu_model);
-    *out += line + "\n";
+  *out += line + "\n";
+}
+
+void TextEfficiency(const RankReport& r, const TextOptions&, std::string* out) {
+  const Efficiency& e = r.efficiency;
+  if (e.compute_time <= 0) return;
+  std::string line = fmt::format("  tensor cores {:.0f}% of compute", e.TensorCorePct());
+  if (e.sm_efficiency_pct >= 0) line += fmt::format(", SM efficiency {:.0f}%", e.sm_efficiency_pct);
+  if (e.occupancy_pct >= 0) line += fmt::format(", occupancy {:.0f}%", e.occupancy_pct);
+  if (e.roofline_pct >= 0) line += fmt::format(", {:.1f}% of {} peak", e.roofline_pct, e.gpu_model);
+  *out += line + "\n";
+}
+
+void TextCrossRank(const Report& report, const TextOptions&, std::string* out) {
+  if (report.ranks.size() <= 1) return;
+  *out += "Ranks (compute / comm / idle / mean step):\n";
+  for (const RankSummary& s : report.cross.ranks) {
+    *out += fmt::format("  rank {:<4} {:>10} {:>10} {:>10} {:>10}\n", s.rank,
+                        FormatDuration(s.compute_ns), FormatDuration(s.comm_ns),
+                        FormatDuration(s.idle_ns), FormatDuration(s.step_ns));
   }
+  *out += "\n";
 }
 
 // A few lines on the cross-rank critical path (>= 2 ranks).
-void RenderMultiRankPath(const Report& report, std::string* out) {
+void TextMultiRankPath(const Report& report, const TextOptions&, std::string* out) {
   const MultiRankCriticalPath& p = report.multi_path;
   if (report.ranks.size() < 2) return;
   if (!p.valid) {
@@ -139,8 +177,6 @@ void RenderMultiRankPath(const Report& report, std::string* out) {
   *out += "\n";
 }
 
-}  // namespace
-
 std::string FormatDuration(int64_t ns) {
   double a = static_cast<double>(ns < 0 ? -ns : ns);
   const char* sign = ns < 0 ? "-" : "";
@@ -162,16 +198,9 @@ std::string RenderTextSummary(const Report& report, const TextOptions& opt) {
     RenderRank(report.ranks[i], opt, &out);
     out += "\n";
   }
-  if (report.ranks.size() > 1) {
-    out += "Ranks (compute / comm / idle / mean step):\n";
-    for (const RankSummary& s : report.cross.ranks) {
-      out += fmt::format("  rank {:<4} {:>10} {:>10} {:>10} {:>10}\n", s.rank,
-                         FormatDuration(s.compute_ns), FormatDuration(s.comm_ns),
-                         FormatDuration(s.idle_ns), FormatDuration(s.step_ns));
-    }
-    out += "\n";
+  for (const ReportAnalysis& a : ReportAnalyses()) {
+    if (a.text != nullptr) a.text(report, opt, &out);
   }
-  RenderMultiRankPath(report, &out);
   if (report.insights.empty()) {
     out += "Insights: none of the rules fired.\n";
   } else {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "trace/analyzer.h"
 #include "trace/reader/kineto_reader.h"
 
 namespace vigil::trace::testing {

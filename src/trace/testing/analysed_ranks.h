@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "trace/analyzer.h"
+#include "trace/results/report.h"
 #include "trace/testing/trace_files.h"
 
 namespace vigil::trace::testing {

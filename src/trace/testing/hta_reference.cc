@@ -87,7 +87,7 @@ void CompareCounters(const RankReport& r, const json& ref, HtaComparison* c) {
     for (const json& row : ref["queue_length_summary"]) {
       int64_t stream = row["stream_"].get<int64_t>();
       CheckDescribe(c, fmt::format("queue_length stream {}", stream), row, "queue_length_",
-                    find(r.extras.queue_length, stream), find(other, stream));
+                    find(r.queue_length, stream), find(other, stream));
     }
   }
   // HTA uses the bandwidth Kineto recorded for each copy (bytes / trace duration is up to 2x off
@@ -98,7 +98,7 @@ void CompareCounters(const RankReport& r, const json& ref, HtaComparison* c) {
     return;
   }
   std::unordered_map<uint32_t, double> recorded;
-  if (!r.extras.memory_bw.recorded_bandwidth) {
+  if (!r.memory_bw.recorded_bandwidth) {
     auto rec = RecordedBandwidths(*r.trace);
     if (!rec.ok()) {
       c->mismatches.push_back("recorded bandwidths: " + rec.status().ToString());

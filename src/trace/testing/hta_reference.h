@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "trace/analyzer.h"
+#include "trace/results/report.h"
 
 namespace vigil::trace::testing {
 

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "trace/analyses.h"
+
+#include <algorithm>
+
+#include "trace/insights/rules.h"
+#include "trace/report/html_sections.h"
+#include "trace/report/json_sections.h"
+#include "trace/report/text_sections.h"
+
+namespace vigil::trace {
+namespace {
+
+using Config = AnalysisConfig;
+
+void Steps(const RankTrace& t, const Config&, RankReport* r) {
+  for (const Step& s : t.links.steps) {
+    StepReport sr;
+    sr.number = s.number;
+    sr.ts = s.ts;
+    sr.dur = s.dur;
+    int64_t from = s.ts, to = s.ts + s.dur;
+    if (r->unit_ns != 1) {
+      from = (from + r->unit_ns - 1) / r->unit_ns;
+      to = to / r->unit_ns;
+    }
+    std::vector<size_t> subset = SelectLaunchedIn(r->view, from, to);
+    sr.temporal = ComputeTemporalBreakdown(r->view, &subset);
+    r->steps.push_back(sr);
+  }
+}
+
+// HTA-compatible mode computes the launch, queue and bandwidth summaries on HTA's rows.
+void Launch(const RankTrace& t, const Config& c, RankReport* r) {
+  r->launch =
+      c.hta_compat ? ComputeLaunchStatsHta(t, BuildHtaRows(t), c) : ComputeLaunchStats(t, c);
+}
+void QueueLength(const RankTrace& t, const Config& c, RankReport* r) {
+  HtaRows rows;
+  if (c.hta_compat) rows = BuildHtaRows(t);
+  r->queue_length = ComputeQueueLength(t, c.hta_compat ? &rows : nullptr);
+}
+void MemoryBandwidth(const RankTrace& t, const Config& c, RankReport* r) {
+  HtaRows rows;
+  if (c.hta_compat) rows = BuildHtaRows(t);
+  r->memory_bw = ComputeMemoryBandwidth(t, c.hta_compat ? &rows : nullptr);
+}
+
+// Every per-rank analysis, in computing (and JSON) order.
+constexpr RankAnalysis kRankAnalyses[] = {
+    {"temporal_breakdown",
+     [](const RankTrace&, const Config&, RankReport* r) {
+       r->temporal = ComputeTemporalBreakdown(r->view);
+     },
+     JsonTemporal, TextTemporal, HtmlTemporal, 1, 1},
+    {"steps", Steps, JsonSteps, nullptr, HtmlSteps, 0, 3},
+    {"idle_breakdown",
+     [](const RankTrace&, const Config& c, RankReport* r) {
+       r->idle =
+           ComputeIdleBreakdown(r->view, c.kernel_wait_threshold_ns / r->unit_ns, c.hta_compat);
+     },
+     JsonIdle, TextIdle, HtmlIdle, 2, 2},
+    {"kernel_breakdown",
+     [](const RankTrace& t, const Config& c, RankReport* r) {
+       r->kernels = ComputeKernelBreakdown(r->view, t.strings, c.top_kernels, c.duration_ratio);
+     },
+     JsonKernels, TextKernels, HtmlKernels, 3, 4},
+    {"comm_comp_overlap",
+     [](const RankTrace&, const Config&, RankReport* r) {
+       r->overlap = ComputeCommOverlap(r->view);
+     },
+     JsonOverlap, nullptr, nullptr, 0, 0},
+    {"launch_stats", Launch, JsonLaunch, TextLaunch, nullptr, 4, 0},
+    {"memcpy",
+     [](const RankTrace& t, const Config&, RankReport* r) { r->memcpy = AnalyzeMemcpy(t); },
+     JsonMemcpy, nullptr, nullptr, 0, 0},
+    {"syncs",
+     [](const RankTrace& t, const Config&, RankReport* r) { r->syncs = AnalyzeSyncPoints(t); },
+     JsonSyncs, nullptr, nullptr, 0, 0},
+    {"launch_bound",
+     [](const RankTrace&, const Config& c, RankReport* r) {
+       r->launch_bound = AnalyzeLaunchBound(r->view, c.short_kernel_ns / r->unit_ns);
+     },
+     JsonLaunchBound, nullptr, nullptr, 0, 0},
+    {"kernel_sequences",
+     [](const RankTrace&, const Config&, RankReport* r) {
+       r->sequences = FindKernelSequences(r->view);
+     },
+     JsonKernelSequences, nullptr, nullptr, 0, 0},
+    {"user_annotations",
+     [](const RankTrace& t, const Config&, RankReport* r) {
+       r->annotations = AnalyzeUserAnnotations(t);
+     },
+     JsonUserAnnotations, nullptr, nullptr, 0, 0},
+    {"memory_timeline",
+     [](const RankTrace& t, const Config&, RankReport* r) { r->memory = AnalyzeMemoryTimeline(t); },
+     JsonMemoryTimeline, nullptr, HtmlMemoryTimeline, 0, 5},
+    {"critical_path",
+     [](const RankTrace& t, const Config& c, RankReport* r) {
+       r->critical_path = ComputeCriticalPath(t, c.classifier);
+     },
+     JsonCriticalPath, TextCriticalPath, HtmlCriticalPath, 5, 6},
+    {"efficiency",
+     [](const RankTrace& t, const Config&, RankReport* r) {
+       r->efficiency = AnalyzeEfficiency(t, r->view);
+     },
+     JsonEfficiency, TextEfficiency, nullptr, 7, 0},
+    {"queue_length", QueueLength, JsonQueueLength, TextCounters, HtmlCounters, 6, 7},
+    {"memory_bandwidth", MemoryBandwidth, JsonMemoryBandwidth, nullptr, nullptr, 0, 0},
+};
+
+constexpr ReportAnalysis kReportAnalyses[] = {
+    {"cross_rank",
+     [](const std::vector<RankTrace>&, const InsightThresholds& th, Report* report) {
+       ComputeCrossRank(report->ranks, &report->cross, th.Get("straggler_pct"));
+     },
+     JsonCrossRank, TextCrossRank, HtmlCrossRank},
+    {"multi_rank_critical_path",
+     [](const std::vector<RankTrace>& traces, const InsightThresholds&, Report* report) {
+       if (traces.size() < 2) return;
+       std::vector<const RankTrace*> ptrs;
+       for (const RankTrace& t : traces) ptrs.push_back(&t);
+       report->multi_path = ComputeMultiRankCriticalPath(ptrs, report->config.classifier);
+     },
+     JsonMultiRankPath, TextMultiRankPath, HtmlMultiRankPath},
+};
+
+std::vector<const RankAnalysis*> Ordered(bool text) {
+  std::vector<const RankAnalysis*> out;
+  for (const RankAnalysis& a : kRankAnalyses) {
+    if (text ? a.text != nullptr : a.html != nullptr) out.push_back(&a);
+  }
+  std::stable_sort(out.begin(), out.end(), [&](const RankAnalysis* a, const RankAnalysis* b) {
+    return text ? a->text_order < b->text_order : a->html_order < b->html_order;
+  });
+  return out;
+}
+
+}  // namespace
+
+std::span<const RankAnalysis> RankAnalyses() { return kRankAnalyses; }
+std::span<const ReportAnalysis> ReportAnalyses() { return kReportAnalyses; }
+
+const std::vector<const RankAnalysis*>& RankAnalysesInTextOrder() {
+  static const std::vector<const RankAnalysis*> order = Ordered(true);
+  return order;
+}
+
+const std::vector<const RankAnalysis*>& RankAnalysesInHtmlOrder() {
+  static const std::vector<const RankAnalysis*> order = Ordered(false);
+  return order;
+}
+
+}  // namespace vigil::trace
