@@ -29,9 +29,9 @@ enum class Mask : uint8_t {
 
 struct AttentionOp {
   std::string_view name;
-  int q;  // position of Q; K and V follow
-  Layout layout;
-  int causal;  // position of the causal flag in the concrete inputs (-1: never causal)
+  int q = 0;  // position of Q; K and V follow
+  Layout layout = Layout::kBhnd;
+  int causal = -1;  // position of the causal flag in the concrete inputs (-1: never causal)
   Mask mask = Mask::kBottomRight;
   bool backward = false;
   bool recompute = true;  // the backward recomputes S (flash kernels)

@@ -16,10 +16,10 @@ using Dims = std::vector<int64_t>;
 // Where each forward operator records its arguments (-1: not an argument of that operator).
 struct ConvOp {
   std::string_view name;
-  int stride, padding, dilation, output_padding, groups;
-  int transposed;  // the `transposed` flag's position
-  bool always_transposed;
-  bool count_bias;  // the bias input is counted (see docs/work-model.md for why not always)
+  int stride = -1, padding = -1, dilation = -1, output_padding = -1, groups = -1;
+  int transposed = -1;  // the `transposed` flag's position
+  bool always_transposed = false;
+  bool count_bias = false;  // the bias input is counted (docs/work-model.md says why not always)
 };
 
 constexpr ConvOp kOps[] = {

@@ -35,7 +35,7 @@ enum class Out : uint8_t {
 
 struct GemmOp {
   std::string_view name;
-  Layout layout;
+  Layout layout = Layout::kMm;
   Out out = Out::kA;
   bool bias_input = false;  // kXw: input 2 is an optional bias[N]
 };

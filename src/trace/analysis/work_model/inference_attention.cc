@@ -20,9 +20,9 @@ using Dims = std::vector<int64_t>;
 // [pages, page_size, H_KV, d]) and the dtypes of Q and of the cache.
 struct PagedOp {
   std::string_view name;
-  int q, k, v;
-  int kv_type;      // position of the KV-cache dtype (-1: the cache has Q's dtype)
-  bool d_v_from_k;  // TraceLens takes d_v from K's last dimension for these operators
+  int q = 0, k = 1, v = 2;
+  int kv_type = -1;         // position of the KV-cache dtype (-1: the cache has Q's dtype)
+  bool d_v_from_k = false;  // TraceLens takes d_v from K's last dimension for these operators
 };
 
 constexpr PagedOp kOps[] = {

@@ -13,7 +13,7 @@ enum class Stage : uint8_t { kUp, kDown, kBoth };
 
 struct MoeOp {
   std::string_view name;
-  Stage stage;
+  Stage stage = Stage::kBoth;
 };
 
 // TraceLens splits vllm::moe_forward into one pseudo operator per expert GEMM kernel; both
@@ -40,9 +40,9 @@ bool ContainsLower(std::string_view text, std::string_view needle) {
 }
 
 struct Layer {
-  double m, k, n, e, topk;  // tokens, hidden, expert width, experts, experts per token
-  double in_bpe, w_bpe;
-  double active;  // experts expected to receive a token
+  double m = 0, k = 0, n = 0, e = 0, topk = 0;  // tokens, hidden, expert width, experts, top-k
+  double in_bpe = 0, w_bpe = 0;
+  double active = 0;  // experts expected to receive a token
 };
 
 // Up: x [M, K] read, (gate and) up weights of the active experts read, [M * topk, N] written.
