@@ -47,6 +47,10 @@ constexpr AttentionOp kOps[] = {
     {"aten::_scaled_dot_product_cudnn_attention", 0, Layout::kBhnd, 6, Mask::kTopLeft},
     // custom_mask_type: 0 none, 1 causal from the top left, 2 from the bottom right
     {"aten::_efficient_attention_forward", 0, Layout::kBnhd, 9, Mask::kTopLeft},
+    // the flash and memory-efficient kernels' own operators, under the SDPA ones, [B, N, H, d]
+    {"aten::_flash_attention_forward", 0, Layout::kBnhd, 8, Mask::kTopLeft},
+    {"aten::_flash_attention_backward", 1, Layout::kBnhd, 11, Mask::kTopLeft, true},
+    {"aten::_efficient_attention_backward", 1, Layout::kBnhd, 14, Mask::kTopLeft, true, false},
     {"FlashAttnFunc", 0, Layout::kBnhd, 5},
     {"flash_attn::_flash_attn_forward", 0, Layout::kBnhd, 5},
     {"aiter::_flash_attn_forward", 0, Layout::kBnhd, 5},

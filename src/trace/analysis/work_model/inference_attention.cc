@@ -37,6 +37,9 @@ constexpr PagedOp kOps[] = {
 };
 
 constexpr std::string_view kStoreCache = "sglang::store_cache";
+// (key, value, key_cache, value_cache, slot_mapping, ...) and vLLM's wrapper (key, value, layer)
+constexpr std::string_view kReshapeAndCache = "_C_cache_ops::reshape_and_cache_flash";
+constexpr std::string_view kKvCacheUpdate = "vllm::unified_kv_cache_update";
 
 // "sglang_profiler::attention_paged_attention_ragged_12" -> "..._ragged": SGLang's profiler
 // numbers each layer's operator.
@@ -95,6 +98,18 @@ std::optional<OpWork> StoreCache(const OpInputs& in) {
                 VectorSpec(TypeAt(in, 0))};
 }
 
+// vLLM's KV-cache write: key and value read, as many elements written in the cache's dtype
+// (the cache is input 2 where recorded; vLLM's wrapper does not record it: key's dtype).
+std::optional<OpWork> CacheWrite(const OpInputs& in) {
+  if (in.dims.size() < 2) return std::nullopt;
+  double bpe = BytesPerElement(TypeAt(in, 0));
+  if (bpe <= 0) return std::nullopt;
+  double cache_bpe = BytesPerElement(TypeAt(in, 2));
+  if (cache_bpe <= 0) cache_bpe = bpe;
+  double elems = static_cast<double>(Numel(in.dims[0]) + Numel(in.dims[1]));
+  return OpWork{"InferenceAttention_fwd", 0, elems * (bpe + cache_bpe), VectorSpec(TypeAt(in, 0))};
+}
+
 }  // namespace
 
 std::optional<ServingStep> ParseServingStep(std::string_view annotation) {
@@ -150,11 +165,13 @@ std::optional<ServingStep> ParseServingStep(std::string_view annotation) {
 }
 
 bool HandlesInferenceAttention(std::string_view op_name) {
-  return op_name == kStoreCache || Find(op_name) != nullptr;
+  return op_name == kStoreCache || op_name == kReshapeAndCache || op_name == kKvCacheUpdate ||
+         Find(op_name) != nullptr;
 }
 
 std::optional<OpWork> ModelInferenceAttention(std::string_view op_name, const OpInputs& in) {
   if (op_name == kStoreCache) return StoreCache(in);
+  if (op_name == kReshapeAndCache || op_name == kKvCacheUpdate) return CacheWrite(in);
   const PagedOp* op = Find(op_name);
   if (op == nullptr || !in.step.has_value() || !in.step->kv_known) return std::nullopt;
   const ServingStep& st = *in.step;

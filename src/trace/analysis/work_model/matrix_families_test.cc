@@ -157,6 +157,12 @@ TEST(InferenceAttentionWorkTest, HandCounted) {
   in.step->kv_known = false;
   EXPECT_FALSE(ModelOperator("vllm::unified_attention_with_output", in).has_value());
   // store_cache copies k and v ([32, 1024] each) into the cache: 4 * 32768 * 2 B, no FLOPs.
+  // vLLM writes key and value [32, 8, 64] (16384 elements each) into an FP8 cache: 32768
+  // elements read at 2 B and written at 1 B = 98304 B.
+  ExpectWork("_C_cache_ops::reshape_and_cache_flash",
+             In({{32, 8, 64}, {32, 8, 64}, {9, 32, 8, 64}, {9, 32, 8, 64}, {32}},
+                {kBf16, kBf16, "c10::Float8_e4m3fn", "c10::Float8_e4m3fn", "long int"}),
+             "InferenceAttention_fwd", 0, 98304, "vector_bf16");
   ExpectWork("sglang::store_cache",
              In({{32, 1024}, {32, 1024}, {9, 1024}, {9, 1024}, {32}}, {kBf16, kBf16}),
              "InferenceAttention_fwd", 0, 262144, "vector_bf16");
