@@ -207,6 +207,16 @@ TEST(MoeWorkTest, HandCounted) {
   ExpectWork("pseudo_op::moe_triton_unfused_up", in, "MoE_unfused_fwd", 2048, 672, "matrix_fp8");
   ExpectWork("pseudo_op::moe_triton_unfused_down", in, "MoE_unfused_fwd", 1024, 432, "matrix_fp8");
   ExpectWork("vllm::moe_forward", in, "MoE_unfused_fwd", 3072, 1104, "matrix_fp8");
+  // Fused: 4 tokens, K = 8, 4 experts of N = 8 gated (w1 [4, 16, 8]), FP8 weights and input,
+  // BF16 output, top 2 (3.75 active): 2048 + 1024 FLOPs of GEMMs + 4*8*(2*2 - 1) = 96 for the
+  // weighted sum; 32 B input + 3.75 * 3 * 64 B weights + 64 B output = 816 B.
+  Strings fused_args(9);
+  fused_args[8] = "2";
+  ExpectWork("aiter::fmoe_g1u1",
+             In({{4, 8}, {4, 8}, {4, 16, 8}, {4, 8, 8}, {}, {}, {}, {}, {}},
+                {kBf16, "c10::Float8_e4m3fnuz", "c10::Float8_e4m3fnuz", "c10::Float8_e4m3fnuz"},
+                fused_args),
+             "MoE_fused_fwd", 3168, 816, "matrix_fp8");
   EXPECT_EQ(MoeWeightDtypeFromKernel("_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu"),
             "FP4");
   EXPECT_TRUE(MoeKernelIsGated("_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu"));
@@ -333,6 +343,16 @@ TEST(MoeWorkTest, RoutingFromTheSharedTrace) {
   std::string text = Inflate(dir / "graph_execution.json.gz");
   for (const auto& [pos, name] : Names(text)) {
     if (!IsCategory(text, pos, "kernel") || !IsMoeGemmKernel(name)) continue;
+    // Fused: 4 tokens, K = 8, 4 experts of N = 8 gated (w1 [4, 16, 8]), FP8 weights and input,
+    // BF16 output, top 2 (3.75 active): 2048 + 1024 FLOPs of GEMMs + 4*8*(2*2 - 1) = 96 for the
+    // weighted sum; 32 B input + 3.75 * 3 * 64 B weights + 64 B output = 816 B.
+    Strings fused_args(9);
+    fused_args[8] = "2";
+    ExpectWork("aiter::fmoe_g1u1",
+               In({{4, 8}, {4, 8}, {4, 16, 8}, {4, 8, 8}, {}, {}, {}, {}, {}},
+                  {kBf16, "c10::Float8_e4m3fnuz", "c10::Float8_e4m3fnuz", "c10::Float8_e4m3fnuz"},
+                  fused_args),
+               "MoE_fused_fwd", 3168, 816, "matrix_fp8");
     EXPECT_EQ(MoeWeightDtypeFromKernel(name), "FP4") << name;
     (MoeKernelIsGated(name) ? gated : plain)++;
   }

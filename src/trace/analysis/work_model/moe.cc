@@ -3,13 +3,14 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 
 #include "trace/analysis/work_model/gemm.h"
 
 namespace vigil::trace {
 namespace {
 
-enum class Stage : uint8_t { kUp, kDown, kBoth };
+enum class Stage : uint8_t { kUp, kDown, kBoth, kFused };
 
 struct MoeOp {
   std::string_view name;
@@ -24,6 +25,9 @@ constexpr MoeOp kOps[] = {
     {"pseudo_op::moe_triton_unfused_down", Stage::kDown},
     {"pseudo_op::unfused_triton_moe_up", Stage::kUp},
     {"pseudo_op::unfused_triton_moe_down", Stage::kDown},
+    // AITER's fused MoE (out, input, w1, w2, ...): the routing is in its inputs
+    {"aiter::fmoe_g1u1", Stage::kFused},
+    {"aiter::fmoe_fp8_blockscale_g1u1", Stage::kFused},
 };
 
 const MoeOp* Find(std::string_view name) {
@@ -59,6 +63,39 @@ void Down(const Layer& l, double* flops, double* bytes) {
   *bytes += l.m * l.n * l.topk * l.in_bpe + l.active * l.n * l.k * l.w_bpe + l.m * l.k * l.in_bpe;
 }
 
+// aiter::fmoe_g1u1(out [M, K], input [M, K], w1 [E, N*(1+gated), K'], w2 [E, K, N'], ...,
+// topk at concrete input 8): both projections and the weighted sum of the top-k outputs in one
+// kernel, reading the input and the active experts' weights and writing the output once.
+// Packed INT4 weights store K' = K/2 (N' = N/2): N is scaled back by K/K'.
+std::optional<OpWork> Fused(const OpInputs& in) {
+  if (in.dims.size() < 4 || in.types.size() < 4 || in.concrete.size() < 9) return std::nullopt;
+  const auto& out = in.dims[0];
+  const auto& w1 = in.dims[2];
+  const auto& w2 = in.dims[3];
+  if (out.size() != 2 || w1.size() != 3 || w2.size() != 3 || w1[2] <= 0) return std::nullopt;
+  int topk = std::atoi(in.concrete[8].c_str());
+  Layer l;
+  l.m = static_cast<double>(out[0]);
+  l.k = static_cast<double>(w2[1]);
+  l.n = static_cast<double>(w2[2] * (w2[1] / w1[2]));
+  l.e = static_cast<double>(w1[0]);
+  l.topk = topk;
+  bool gated = static_cast<double>(w1[1]) == 2 * l.n;
+  double out_bpe = MatrixBytesPerElement(in.types[0]);
+  l.in_bpe = MatrixBytesPerElement(in.types[1]);
+  l.w_bpe = MatrixBytesPerElement(in.types[2]);
+  if (topk <= 0 || l.e < topk || out_bpe <= 0 || l.in_bpe <= 0 || l.w_bpe <= 0) {
+    return std::nullopt;
+  }
+  l.active = l.e * (1 - std::pow((l.e - l.topk) / l.e, l.m));
+  double g = gated ? 2 : 1;
+  double flops = 2 * l.m * l.k * l.n * l.topk * g + 2 * l.m * l.k * l.n * l.topk +
+                 l.m * l.k * (2 * l.topk - 1);
+  double bytes =
+      l.m * l.k * l.in_bpe + l.active * (g + 1) * l.n * l.k * l.w_bpe + l.m * l.k * out_bpe;
+  return OpWork{"MoE_fused_fwd", flops, bytes, MatrixSpecForDtype(in.types[1])};
+}
+
 }  // namespace
 
 bool IsMoeGemmKernel(std::string_view kernel_name) {
@@ -79,6 +116,7 @@ bool HandlesMoe(std::string_view op_name) { return Find(op_name) != nullptr; }
 
 std::optional<OpWork> ModelMoe(std::string_view op_name, const OpInputs& in) {
   const MoeOp* op = Find(op_name);
+  if (op != nullptr && op->stage == Stage::kFused) return Fused(in);
   if (op == nullptr || !in.moe.has_value() || in.moe->topk <= 0) return std::nullopt;
   if (in.dims.size() < 2 || in.dims[0].size() != 2 || in.dims[1].size() != 2 || in.types.empty()) {
     return std::nullopt;

@@ -6,6 +6,8 @@
 // gating from the kernel names: helpers below). As in TraceLens (171dd747) the expert width
 // equals the hidden size (the trace does not record it) and weights are read once per expert a
 // token is routed to, E_active = E * (1 - ((E - k) / E)^M) of them under uniform routing.
+// AITER's fused MoE operators (aiter::fmoe_g1u1, fmoe_fp8_blockscale_g1u1) record their
+// weights and top-k, and are modelled from their inputs alone (TraceLens's FusedMoE formula).
 // Owner: trace. Pure functions.
 #pragma once
 
