@@ -225,7 +225,7 @@ bool HandlesGemm(std::string_view op_name) { return Find(op_name) != nullptr; }
 std::optional<OpWork> ModelGemm(std::string_view op_name, const OpInputs& in) {
   const GemmOp* op = Find(op_name);
   if (op == nullptr) return std::nullopt;
-  // Positions of A and B, and how many leading dims a batched operand has.
+  // The position of A; B follows it.
   size_t ia = 0;
   switch (op->layout) {
     case Layout::kMatmul:

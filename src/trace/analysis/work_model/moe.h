@@ -3,7 +3,7 @@
 // kernels, TraceLens's MoE_unfused category): the up (gate+up when gated) and down expert GEMMs
 // of every token's top-k experts. The layer's operator records only hidden states [M, K] and
 // router logits [M, E]; the rest is OpInputs::moe (the TopK operator's k, the weight dtype and
-// gating from the kernel names: helpers below). As in TraceLens (171dd747) the expert width
+// gating from the kernel names: functions below). As in TraceLens (171dd747) the expert width
 // equals the hidden size (the trace does not record it) and weights are read once per expert a
 // token is routed to, E_active = E * (1 - ((E - k) / E)^M) of them under uniform routing.
 // AITER's fused MoE operators (aiter::fmoe_g1u1, fmoe_fp8_blockscale_g1u1) record their
