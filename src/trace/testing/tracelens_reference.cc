@@ -183,6 +183,20 @@ std::vector<TraceLensRow> LoadTraceLensRows(const std::string& root, std::string
                 ParseStringList(get(rows[r], "Input type_first"), &row.inputs.types) &&
                 ParseDimsList(get(rows[r], "Input Strides_first"), &row.inputs.strides) &&
                 ParseStringList(get(rows[r], "Concrete Inputs_first"), &row.inputs.concrete);
+      // What TraceLens took from outside the operator's inputs, as its report records it:
+      // the serving step's token counts (from the step annotation) and the MoE routing (from
+      // the TopK operator and the kernel names).
+      if (!get(rows[r], "param: c_sq").empty()) {
+        auto n = [&](const char* k) { return Number(get(rows[r], k)); };
+        row.inputs.step = ServingStep{n("param: c_sq"),   n("param: c_sk"),   n("param: c_sqsq"),
+                                      n("param: c_sqsk"), n("param: g_sq"),   n("param: g_sk"),
+                                      n("param: g_sqsq"), n("param: g_sqsk"), true};
+      }
+      if (!get(rows[r], "param: topk").empty()) {
+        row.inputs.moe =
+            MoeRouting{static_cast<int>(Number(get(rows[r], "param: topk"))),
+                       get(rows[r], "param: weight_dtype"), get(rows[r], "param: gated") == "True"};
+      }
       if (!ok && error != nullptr) {
         *error = rel + ":" + std::to_string(r) + ": cannot parse the recorded inputs";
         return out;

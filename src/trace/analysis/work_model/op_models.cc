@@ -3,6 +3,12 @@
 
 #include <vector>
 
+#include "trace/analysis/work_model/attention.h"
+#include "trace/analysis/work_model/conv.h"
+#include "trace/analysis/work_model/gemm.h"
+#include "trace/analysis/work_model/inference_attention.h"
+#include "trace/analysis/work_model/moe.h"
+
 namespace vigil::trace {
 
 std::string_view ComputeSpecName(ComputeSpec spec) {
@@ -41,7 +47,13 @@ namespace {
 
 // One row per operator family, in the order they are asked. Add a family here and nowhere else.
 const std::vector<OpModel>& Rows() {
-  static const std::vector<OpModel> rows = {};
+  static const std::vector<OpModel> rows = {
+      {"gemm", HandlesGemm, ModelGemm},
+      {"conv", HandlesConv, ModelConv},
+      {"attention", HandlesAttention, ModelAttention},
+      {"inference_attention", HandlesInferenceAttention, ModelInferenceAttention},
+      {"moe", HandlesMoe, ModelMoe},
+  };
   return rows;
 }
 

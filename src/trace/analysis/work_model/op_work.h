@@ -8,11 +8,36 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace vigil::trace {
+
+// The token counts of the serving-engine step an operator ran in, from the step's annotation
+// (vLLM `execute_<n>_context_<c>(sq..sk..sqsq..sqsk..)_generation_<g>(...)`, SGLang `step[...]`,
+// ATOM `prefill[...]` / `decode[...]`; ParseServingStep in inference_attention.h). Paged
+// inference attention reads its KV cache through page tables, so its work depends on these
+// sums over the batch's requests, not on its tensor shapes: sq = query tokens, sk = KV tokens,
+// sqsq = sum of sq^2, sqsk = sum of sq*sk; c_ for context (prefill) requests, g_ for generation
+// (decode) requests.
+struct ServingStep {
+  double c_sq = 0, c_sk = 0, c_sqsq = 0, c_sqsk = 0;  // sums (an estimate can be fractional)
+  double g_sq = 0, g_sk = 0, g_sqsq = 0, g_sqsk = 0;
+  // False where the annotation has no KV lengths (SGLang `step[DECODE bs=N]`).
+  bool kv_known = true;
+};
+
+// The routing of a mixture-of-experts layer, which its operator's inputs (hidden states and
+// router logits) do not carry: experts per token (the `k` of the TopK operator inside the
+// layer) and, from the names of its GEMM kernels (moe.h), the expert-weight dtype ("FP4",
+// "FP8" or a recorded dtype) and whether the up projection is gated (`_swiglu`).
+struct MoeRouting {
+  int topk = 0;
+  std::string weight_dtype;
+  bool gated = false;
+};
 
 // One operator's inputs, position by position (the four lists have one entry per input; an input
 // that is not a tensor has empty dims/strides; `concrete` holds the text of a scalar argument, ""
@@ -22,6 +47,10 @@ struct OpInputs {
   std::vector<std::string> types;  // "float", "c10::BFloat16", "c10::Half", "Scalar", "", ...
   std::vector<std::vector<int64_t>> strides;
   std::vector<std::string> concrete;
+  // Context beyond the operator's own inputs, set by whoever builds OpInputs from a trace where
+  // the trace has it; only the operators that need it read it (docs/work-model.md).
+  std::optional<ServingStep> step;  // the enclosing serving step (inference attention)
+  std::optional<MoeRouting> moe;    // the layer's routing (MoE expert GEMMs)
 };
 
 // The peak an operator's work is held to (TraceLens's `Compute Spec`).
