@@ -3,6 +3,15 @@
 
 #include <vector>
 
+#include "trace/analysis/work_model/copy.h"
+#include "trace/analysis/work_model/elementwise.h"
+#include "trace/analysis/work_model/embedding.h"
+#include "trace/analysis/work_model/normalization.h"
+#include "trace/analysis/work_model/reduce.h"
+#include "trace/analysis/work_model/rms_norm.h"
+#include "trace/analysis/work_model/rope.h"
+#include "trace/analysis/work_model/softmax.h"
+
 namespace vigil::trace {
 
 std::string_view ComputeSpecName(ComputeSpec spec) {
@@ -41,7 +50,16 @@ namespace {
 
 // One row per operator family, in the order they are asked. Add a family here and nowhere else.
 const std::vector<OpModel>& Rows() {
-  static const std::vector<OpModel> rows = {};
+  static const std::vector<OpModel> rows = {
+      {"normalization", HandlesNormalization, ModelNormalization},
+      {"rms_norm", HandlesRmsNorm, ModelRmsNorm},
+      {"elementwise", HandlesElementwise, ModelElementwise},
+      {"copy", HandlesCopy, ModelCopy},
+      {"reduce", HandlesReduce, ModelReduce},
+      {"softmax", HandlesSoftmax, ModelSoftmax},
+      {"embedding", HandlesEmbedding, ModelEmbedding},
+      {"rope", HandlesRope, ModelRope},
+  };
   return rows;
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -25,14 +26,20 @@ const std::set<std::string> kNotModelled = {
     "SDPA_fwd",
     "InferenceAttention_fwd",
     "MoE_unfused_fwd",
-    "Normalization",
-    "Normalization_fwd",
-    "RMSNorm_fwd",
-    "UnaryElementwise",
-    "BinaryElementwise",
-    "Reduce_fwd",
-    "RoPE_fwd",
 };
+
+// TraceLens's performance report files an operator under its family's sheet ("Normalization"
+// holds layer norm forward and backward); its inference report under the directed category
+// ("Normalization_fwd"). The model names the directed one.
+bool SameCategory(std::string_view ours, std::string_view reference) {
+  if (ours == reference) return true;
+  for (std::string_view suffix : {"_fwd", "_bwd"}) {
+    if (ours.ends_with(suffix) && ours.substr(0, ours.size() - suffix.size()) == reference) {
+      return true;
+    }
+  }
+  return false;
+}
 
 bool Close(double ours, double theirs) {
   if (theirs < 0) return true;  // TraceLens left it empty
@@ -68,7 +75,8 @@ TEST(TraceLensMatchTest, EveryReferenceRow) {
     }
     std::optional<OpWork> work = ModelOperator(row.name, row.inputs);
     ASSERT_TRUE(work.has_value()) << "not modelled";
-    EXPECT_EQ(work->category, row.category);
+    EXPECT_TRUE(SameCategory(work->category, row.category))
+        << "category " << work->category << " vs " << row.category;
     EXPECT_TRUE(Close(work->flops / 1e9, row.gflops))
         << "GFLOPs " << work->flops / 1e9 << " vs " << row.gflops;
     EXPECT_TRUE(Close(work->bytes / double(1 << 20), row.data_mb))
