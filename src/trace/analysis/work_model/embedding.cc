@@ -59,8 +59,8 @@ std::optional<OpWork> EmbeddingBackward(const OpInputs& in) {
   work.category = "Embedding_bwd";
   work.spec = VectorSpec(InputType(in, 0));
   work.flops = n;
-  work.bytes = n * *bpe + double(Numel(in.dims[1])) * *index_bpe +
-               *num_weights * double(grad.back()) * *bpe;
+  work.bytes =
+      n * *bpe + double(Numel(in.dims[1])) * *index_bpe + *num_weights * double(grad.back()) * *bpe;
   return work;
 }
 

@@ -208,7 +208,7 @@ double BackwardBytes(const NormShape& s, int bpe) {
   double bytes = s.elems * bpe + s.elems * bpe * (s.mask[0] && s.training ? 2 : 1);
   if (s.training) bytes += s.channels * bpe;  // saved 1/std
   if (s.affine) {
-    bytes += s.channels * bpe;                                   // weight
+    bytes += s.channels * bpe;                                     // weight
     if (s.training) bytes += s.channels * bpe * (s.bias ? 2 : 1);  // grad_weight, grad_bias
   }
   return bytes;

@@ -13,14 +13,31 @@ struct ReduceOp {
 };
 
 constexpr ReduceOp kOps[] = {
-    {"aten::sum"},   {"aten::mean"},      {"aten::max"},     {"aten::min"},
-    {"aten::norm"},  {"aten::linalg_norm"}, {"aten::std"},   {"aten::var"},
-    {"aten::logsumexp"}, {"aten::cumsum", true}, {"aten::cumprod", true}, {"aten::amin"},
+    {"aten::sum"},
+    {"aten::mean"},
+    {"aten::max"},
+    {"aten::min"},
+    {"aten::norm"},
+    {"aten::linalg_norm"},
+    {"aten::std"},
+    {"aten::var"},
+    {"aten::logsumexp"},
+    {"aten::cumsum", true},
+    {"aten::cumprod", true},
+    {"aten::amin"},
     {"aten::amax"},
     // Beyond TraceLens:
-    {"aten::prod"},  {"aten::any"},       {"aten::all"},     {"aten::argmax"},
-    {"aten::argmin"}, {"aten::nansum"},   {"aten::linalg_vector_norm"}, {"aten::var_mean"},
-    {"aten::std_mean"}, {"aten::cumsum_", true}, {"aten::logcumsumexp", true},
+    {"aten::prod"},
+    {"aten::any"},
+    {"aten::all"},
+    {"aten::argmax"},
+    {"aten::argmin"},
+    {"aten::nansum"},
+    {"aten::linalg_vector_norm"},
+    {"aten::var_mean"},
+    {"aten::std_mean"},
+    {"aten::cumsum_", true},
+    {"aten::logcumsumexp", true},
 };
 
 const ReduceOp* Find(std::string_view name) {

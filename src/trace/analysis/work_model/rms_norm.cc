@@ -17,15 +17,15 @@ struct RmsOp {
 };
 
 constexpr RmsOp kOps[] = {
-    {"aiter::rms_norm", 0, 1, false},             // (x, weight, eps, ...)
-    {"aiter::rmsnorm2d_fwd_ck", 0, 1, false},     // (x, weight, eps, ...)
-    {"aiter::rmsnorm", 1, 2, false},              // (out, x, weight, eps)
+    {"aiter::rms_norm", 0, 1, false},                  // (x, weight, eps, ...)
+    {"aiter::rmsnorm2d_fwd_ck", 0, 1, false},          // (x, weight, eps, ...)
+    {"aiter::rmsnorm", 1, 2, false},                   // (out, x, weight, eps)
     {"aiter::rmsnorm2d_fwd_with_add_ck", 1, 4, true},  // (out, x, res_in, res_out, weight, ...)
-    {"aiter::add_rmsnorm", 1, 4, true},           // (out, x, res_in, res_out, weight, eps)
-    {"_C::rms_norm", 1, 2, false},                // vLLM: (out, x, weight, eps)
-    {"_C::fused_add_rms_norm", 0, 2, true},       // vLLM: (x, residual, weight, eps), in place
-    {"sgl_kernel::rmsnorm", 1, 2, false},         // (out, x, weight, eps, enable_pdl)
-    {"sgl_kernel::fused_add_rmsnorm", 0, 2, true},  // (x, residual, weight, eps, enable_pdl)
+    {"aiter::add_rmsnorm", 1, 4, true},                // (out, x, res_in, res_out, weight, eps)
+    {"_C::rms_norm", 1, 2, false},                     // vLLM: (out, x, weight, eps)
+    {"_C::fused_add_rms_norm", 0, 2, true},            // vLLM: (x, residual, weight, eps), in place
+    {"sgl_kernel::rmsnorm", 1, 2, false},              // (out, x, weight, eps, enable_pdl)
+    {"sgl_kernel::fused_add_rmsnorm", 0, 2, true},     // (x, residual, weight, eps, enable_pdl)
 };
 
 const RmsOp* Find(std::string_view name) {
@@ -59,7 +59,7 @@ std::optional<OpWork> ModelRmsNorm(std::string_view op_name, const OpInputs& inp
   // Read the activation and the weight, write the output.
   work.bytes = 2 * elems * *bpe + channels * *bpe;
   if (op->residual_add) {
-    work.flops += elems;           // x + residual
+    work.flops += elems;             // x + residual
     work.bytes += 2 * elems * *bpe;  // read the residual, write the sum
   }
   return work;

@@ -25,9 +25,7 @@ bool HalfToFloat(std::string_view name, const OpInputs& in) {
 
 }  // namespace
 
-bool HandlesSoftmax(std::string_view op_name) {
-  return IsForward(op_name) || IsBackward(op_name);
-}
+bool HandlesSoftmax(std::string_view op_name) { return IsForward(op_name) || IsBackward(op_name); }
 
 std::optional<OpWork> ModelSoftmax(std::string_view op_name, const OpInputs& inputs) {
   if (InputDims(inputs, 0).empty()) return std::nullopt;
