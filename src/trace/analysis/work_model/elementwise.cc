@@ -197,7 +197,7 @@ std::optional<Shape> Broadcast(const Shape& a, const Shape& b) {
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
     if (da != db && da != 1 && db != 1) return std::nullopt;
-    out[i] = std::max(da, db);
+    out[i] = da == 1 ? db : da;  // a 1 stretches to the other size, 0 included
   }
   return out;
 }

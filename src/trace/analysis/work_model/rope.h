@@ -2,8 +2,8 @@
 // Work model of rotary position embedding operators: SGLang's sgl_kernel::rotary_embedding and
 // vLLM's _C::rotary_embedding (positions, query, key, head_size, cos_sin_cache, is_neox), as
 // TraceLens models the first (171dd747), and TransformerEngine's FusedRoPEFunc (input, freqs).
-// Each rotated pair costs 4 multiplies and 2 adds (3 FLOPs per element); the rotated tensors are
-// read and written once, the cos/sin table is assumed cached.
+// Each rotated pair costs 4 multiplies and 2 adds (3 FLOPs per element of the rotated slice of
+// each head); the rotated elements are read and written once, the cos/sin table is assumed cached.
 // Owner: trace. Pure functions; one row in op_models.cc.
 #pragma once
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The vector operator families on hand-computed shapes: each expectation is worked out in the
 // comment above it from the formula in docs/work-model.md, independently of the code.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <string>
@@ -10,6 +13,7 @@
 
 #include "trace/analysis/work_model/op_models.h"
 #include "trace/analysis/work_model/vector_operands.h"
+#include "trace/testing/tracelens_reference.h"
 
 namespace vigil::trace {
 namespace {
@@ -253,14 +257,67 @@ TEST(EmbeddingWorkTest, LookupsAndBackward) {
 }
 
 TEST(RopeWorkTest, CachedRotaryEmbedding) {
-  // rotary_embedding(positions [4], q [4, 64], k [4, 16], 128, cache, True) bf16: 320 rotated
-  // elements, 3 FLOPs each = 960; read and written once: 320*2*2 = 1280 bytes.
+  // rotary_embedding(positions [4], q [4, 64], k [4, 16], head_size 16, cache [256, 16], True)
+  // bf16: 4 query and 1 key heads of 16 per token, all turned: 320 elements, 3 FLOPs each = 960;
+  // read and written once: 320*2*2 = 1280 bytes.
   std::vector<Arg> args = {{{4}, "long int", ""}, {{4, 64}, kBf16, ""},   {{4, 16}, kBf16, ""},
-                           {{}, "Scalar", "128"}, {{128, 32}, kBf16, ""}, {{}, "Scalar", "True"}};
+                           {{}, "Scalar", "16"},  {{256, 16}, kBf16, ""}, {{}, "Scalar", "True"}};
   ExpectWork(ModelOperator("sgl_kernel::rotary_embedding", Inputs(args)), "RoPE_fwd", 960, 1280,
              "vector_bf16");
   ExpectWork(ModelOperator("_C::rotary_embedding", Inputs(args)), "RoPE_fwd", 960, 1280,
              "vector_bf16");
+}
+
+TEST(RopeWorkTest, PartialRotaryTurnsOnlyTheCachedWidth) {
+  // head_size 32 but a cos/sin cache of width 16: of the 320 query and key elements (10 heads of
+  // 32) 160 turn: 480 FLOPs, 160*2*2 = 640 bytes.
+  ExpectWork(ModelOperator("_C::rotary_embedding", Inputs({{{4}, "long int", ""},
+                                                           {{4, 64}, kBf16, ""},
+                                                           {{4, 16}, kBf16, ""},
+                                                           {{}, "Scalar", "32"},
+                                                           {{128, 16}, kBf16, ""},
+                                                           {{}, "Scalar", "True"}})),
+             "RoPE_fwd", 480, 640, "vector_bf16");
+}
+
+TEST(ElementwiseWorkTest, EmptyTensorsBroadcastToEmpty) {
+  // [0, 8] * [1, 8] broadcasts to [0, 8]: no FLOPs; only the [1, 8] operand is read: 16 bytes.
+  ExpectWork(ModelOperator("aten::mul", Inputs({{{0, 8}, kBf16, ""}, {{1, 8}, kBf16, ""}})),
+             "BinaryElementwise", 0, 16, "vector_bf16");
+}
+
+// Every reference row of the vector categories with its inputs cut short at each length, and with
+// its types blanked: a model may decline, but never reads past the recorded inputs (ASan) or
+// returns negative or non-finite work.
+TEST(VectorFamiliesTest, TruncatedReferenceInputsAreSafe) {
+  std::filesystem::path root = std::filesystem::path(VIGIL_SHARED_DIR) / "traces" / "TraceLens";
+  if (!std::filesystem::exists(root)) GTEST_SKIP() << "no " << root << ": shared traces absent";
+  std::string error;
+  std::vector<testing::TraceLensRow> rows = testing::LoadTraceLensRows(root.string(), &error);
+  ASSERT_TRUE(error.empty()) << error;
+  const std::set<std::string> kVector = {"Normalization",    "Normalization_fwd", "RMSNorm_fwd",
+                                         "UnaryElementwise", "BinaryElementwise", "Reduce_fwd",
+                                         "RoPE_fwd"};
+  int checked = 0;
+  for (const testing::TraceLensRow& row : rows) {
+    if (kVector.count(row.category) == 0) continue;
+    SCOPED_TRACE(row.file + ":" + std::to_string(row.line) + " " + row.name);
+    for (size_t len = 0; len <= row.inputs.dims.size(); ++len) {
+      for (bool blank_types : {false, true}) {
+        OpInputs in = row.inputs;
+        in.dims.resize(std::min(len, in.dims.size()));
+        in.types.resize(std::min(len, in.types.size()));
+        in.concrete.resize(std::min(len, in.concrete.size()));
+        if (blank_types) in.types.assign(in.types.size(), "");
+        std::optional<OpWork> work = ModelOperator(row.name, in);
+        ++checked;
+        if (!work) continue;
+        EXPECT_TRUE(std::isfinite(work->flops) && work->flops >= 0) << work->flops;
+        EXPECT_TRUE(std::isfinite(work->bytes) && work->bytes >= 0) << work->bytes;
+      }
+    }
+  }
+  EXPECT_GT(checked, 1000);
 }
 
 TEST(VectorFamiliesTest, UnknownShapesAndNamesStayUnmodelled) {
