@@ -279,11 +279,19 @@ std::optional<OpWork> UpsampleWork(const OpInputs& in) {
   if (ParseIntList(InputConcrete(in, 1), &size) && size.size() == spatial) {
     out.insert(out.end(), size.begin(), size.end());
   } else {
-    // output_size not given: one scale factor per spatial dimension follows it.
-    for (size_t d = 0; d < spatial; ++d) {
+    // output_size not given: scale factors follow it, one argument per spatial dimension, or one
+    // list (the .vec overload: "[2., 2.]").
+    std::vector<double> scales;
+    if (!ParseNumberList(InputConcrete(in, 2), &scales)) scales.clear();
+    for (size_t d = scales.size(); d < spatial; ++d) {
       std::optional<double> scale = ParseNumber(InputConcrete(in, 2 + d));
-      if (!scale || *scale <= 0) return std::nullopt;
-      out.push_back(int64_t(std::floor(double(input[2 + d]) * *scale)));
+      if (!scale) return std::nullopt;
+      scales.push_back(*scale);
+    }
+    if (scales.size() != spatial) return std::nullopt;
+    for (size_t d = 0; d < spatial; ++d) {
+      if (scales[d] <= 0) return std::nullopt;
+      out.push_back(int64_t(std::floor(double(input[2 + d]) * scales[d])));
     }
   }
   std::optional<int> bpe = OperandBytes(InputType(in, 0));

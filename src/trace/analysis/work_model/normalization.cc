@@ -108,7 +108,10 @@ std::optional<NormShape> ReadShape(std::string_view name, NormKind kind, const O
   std::optional<double> channels;
   switch (kind) {
     case NormKind::kLayer:
+      // normalized_shape; traces without `Concrete Inputs` (PyTorch before 2.0) leave it out, and
+      // then the weight, which has that shape, gives it.
       channels = ShapeProduct(InputConcrete(in, 1));
+      if (!channels && !InputDims(in, 2).empty()) channels = double(Numel(InputDims(in, 2)));
       s.affine = in.dims.size() > 2;
       s.bias = in.dims.size() > 3;
       break;
@@ -129,9 +132,16 @@ std::optional<NormShape> ReadShape(std::string_view name, NormKind kind, const O
       s.training = false;
       break;
     case NormKind::kLayerBwd:
+      // (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask). Without
+      // `Concrete Inputs` the weight gives the shape, and the gradients are those of the tensors
+      // recorded (grad_input always; grad_weight and grad_bias when weight and bias are there).
       activation = 1;
       channels = ShapeProduct(InputConcrete(in, 2));
-      if (!ParseBoolList(InputConcrete(in, 7), &s.mask) || s.mask.size() < 3) return std::nullopt;
+      if (!ParseBoolList(InputConcrete(in, 7), &s.mask) || s.mask.size() < 3) {
+        if (!InputConcrete(in, 7).empty()) return std::nullopt;
+        s.mask = {true, !InputDims(in, 5).empty(), !InputDims(in, 6).empty()};
+      }
+      if (!channels && !InputDims(in, 5).empty()) channels = double(Numel(InputDims(in, 5)));
       s.affine = s.mask[1];
       s.bias = s.mask[2];
       break;

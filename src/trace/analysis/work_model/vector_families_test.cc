@@ -65,6 +65,10 @@ TEST(VectorOperandsTest, ParsesConcreteLists) {
   EXPECT_EQ(ParseNumber("3."), 3.0);
   EXPECT_EQ(ParseNumber("1.0000000000000001e-05"), 1e-05);
   EXPECT_FALSE(ParseNumber("None").has_value());
+  std::vector<double> numbers;
+  EXPECT_TRUE(ParseNumberList("[2., 0.5]", &numbers));
+  EXPECT_EQ(numbers, (std::vector<double>{2, 0.5}));
+  EXPECT_FALSE(ParseNumberList("2.", &numbers));
   EXPECT_EQ(OperandBytes("Scalar"), 4);
   EXPECT_FALSE(OperandBytes("ScalarList").has_value());
   EXPECT_EQ(VectorSpec("long int"), ComputeSpec::kUnknown);
@@ -80,6 +84,35 @@ TEST(NormalizationWorkTest, LayerNormForward) {
                                                               {{8}, kBf16, ""},
                                                               {{}, "Scalar", "1e-05"}})),
              "Normalization_fwd", 368, 352, "vector_bf16");
+}
+
+TEST(NormalizationWorkTest, LayerNormWithoutConcreteInputs) {
+  // As PyTorch before 2.0 records it (HTA's rank_unavailable trace): no normalized_shape, so the
+  // weight's [512] gives it. x [1024, 512] float: n = 524288, C = 512. FLOPs 5n + 6C = 2624512;
+  // bytes 8n + 6*512*4 = 4206592.
+  OpInputs in = Inputs({{{1024, 512}, kF32, ""},
+                        {{}, "", ""},
+                        {{512}, kF32, ""},
+                        {{512}, kF32, ""},
+                        {{}, "Scalar", ""}});
+  in.concrete.clear();
+  ExpectWork(ModelOperator("aten::native_layer_norm", in), "Normalization_fwd", 2624512, 4206592,
+             "vector_fp32");
+  // Its backward (HTA's trace_filter trace): x [2048, 1, 742] over the weight's 742, weight and
+  // bias recorded, so all three gradients. n = 1519616, 2048 per channel: FLOPs 742*(4 + 5)*2048
+  // = 13676544. Bytes: grad 4n, x twice 8n, 1/std, weight, grad_weight and grad_bias 4*742*4:
+  // 6078464 + 12156928 + 11872 = 18247264.
+  in = Inputs({{{2048, 1, 742}, kF32, ""},
+               {{2048, 1, 742}, kF32, ""},
+               {{}, "", ""},
+               {{2048, 1, 1}, kF32, ""},
+               {{2048, 1, 1}, kF32, ""},
+               {{1, 742}, kF32, ""},
+               {{1, 742}, kF32, ""},
+               {{}, "", ""}});
+  in.concrete.clear();
+  ExpectWork(ModelOperator("aten::native_layer_norm_backward", in), "Normalization_bwd", 13676544,
+             18247264, "vector_fp32");
 }
 
 TEST(NormalizationWorkTest, BatchNormEvalAndTraining) {
@@ -204,6 +237,11 @@ TEST(ElementwiseWorkTest, TernaryGatedAndUpsample) {
                                                                {{}, "ScalarList", ""},
                                                                {{}, "Scalar", "2."},
                                                                {{}, "Scalar", "2."}})),
+             "UnaryElementwise", 72, 180, "vector_bf16");
+  // The .vec overload: no output size, one list of scale factors.
+  ExpectWork(ModelOperator(
+                 "aten::upsample_nearest2d",
+                 Inputs({{{1, 2, 3, 3}, kBf16, ""}, {{}, "", ""}, {{}, "ScalarList", "[2., 2.]"}})),
              "UnaryElementwise", 72, 180, "vector_bf16");
 }
 

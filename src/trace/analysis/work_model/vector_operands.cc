@@ -83,6 +83,16 @@ bool ParseBoolList(std::string_view text, std::vector<bool>* out) {
   });
 }
 
+bool ParseNumberList(std::string_view text, std::vector<double>* out) {
+  out->clear();
+  if (Trim(text).empty() || Trim(text).front() != '[') return false;
+  return ForEachListItem(text, [out](std::string_view s) {
+    std::optional<double> v = ParseNumber(s);
+    if (v) out->push_back(*v);
+    return v.has_value();
+  });
+}
+
 std::optional<double> ParseNumber(std::string_view text) {
   text = Trim(text);
   if (text.empty()) return std::nullopt;

@@ -36,5 +36,7 @@ bool ParseIntList(std::string_view text, std::vector<int64_t>* out);
 bool ParseBoolList(std::string_view text, std::vector<bool>* out);
 // "2", "3.", "1e-05" -> the number; nullopt for "", "None" or text that is not a number.
 std::optional<double> ParseNumber(std::string_view text);
+// "[2., 2.]" -> {2, 2}. false on anything else (a bare number included).
+bool ParseNumberList(std::string_view text, std::vector<double>* out);
 
 }  // namespace vigil::trace
