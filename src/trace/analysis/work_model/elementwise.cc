@@ -89,7 +89,7 @@ constexpr std::string_view kUnary[] = {
 };
 
 // Two operands in, broadcast against each other. `bool_result`: a comparison, whose result is
-// one byte per element. The first eight are TraceLens's.
+// one byte per element. The first nine are TraceLens's.
 struct BinaryOp {
   std::string_view name;
   bool bool_result = false;
@@ -103,6 +103,7 @@ constexpr BinaryOp kBinary[] = {
     {"aten::add_"},
     {"aten::sigmoid_backward"},
     {"aten::threshold_backward"},
+    {"LigerSiLUMulFunction"},  // Liger-Kernel's fused silu(a) * b
     // Beyond TraceLens:
     {"aten::sub"},
     {"aten::sub_"},

@@ -174,6 +174,28 @@ TEST(RmsNormWorkTest, FusedAddRmsNorm) {
              "RMSNorm_fwd", 328, 544, "vector_bf16");
 }
 
+TEST(RmsNormWorkTest, QuantisingVariants) {
+  // vllm::rocm_aiter_rmsnorm_fp8_group_quant(x [4, 16] bf16, weight, eps, group_size 8): RMS FLOPs
+  // 264 + 2*64 for the quantisation = 392. Bytes: x 64*2 = 128, weight 32, FP8 out 64, FP32
+  // scales 4 rows * 2 groups * 4 = 32: 256.
+  ExpectWork(
+      ModelOperator("vllm::rocm_aiter_rmsnorm_fp8_group_quant", Inputs({{{4, 16}, kBf16, ""},
+                                                                        {{16}, kBf16, ""},
+                                                                        {{}, "Scalar", "1e-06"},
+                                                                        {{}, "Scalar", "8"}})),
+      "RMSNorm_fwd", 392, 256, "vector_bf16");
+  // aiter::rmsnorm2d_fwd_with_dynamicquant_ck(out, x, yscale, weight, eps, flag): one scale per
+  // row: 128 + 32 + 64 + 4*4 = 240 bytes.
+  ExpectWork(ModelOperator("aiter::rmsnorm2d_fwd_with_dynamicquant_ck",
+                           Inputs({{{4, 16}, "c10::Float8_e4m3fn", ""},
+                                   {{4, 16}, kBf16, ""},
+                                   {{4, 1}, kF32, ""},
+                                   {{16}, kBf16, ""},
+                                   {{}, "Scalar", "1e-06"},
+                                   {{}, "Scalar", "0"}})),
+             "RMSNorm_fwd", 392, 240, "vector_bf16");
+}
+
 TEST(ElementwiseWorkTest, UnaryAndCasts) {
   // sigmoid [3, 5] float: 15 FLOPs, 15*4 read + 15*4 written = 120 bytes.
   ExpectWork(ModelOperator("aten::sigmoid", Inputs({{{3, 5}, kF32, ""}})), "UnaryElementwise", 15,
