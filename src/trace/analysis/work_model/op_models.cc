@@ -5,9 +5,17 @@
 
 #include "trace/analysis/work_model/attention.h"
 #include "trace/analysis/work_model/conv.h"
+#include "trace/analysis/work_model/copy.h"
+#include "trace/analysis/work_model/elementwise.h"
+#include "trace/analysis/work_model/embedding.h"
 #include "trace/analysis/work_model/gemm.h"
 #include "trace/analysis/work_model/inference_attention.h"
 #include "trace/analysis/work_model/moe.h"
+#include "trace/analysis/work_model/normalization.h"
+#include "trace/analysis/work_model/reduce.h"
+#include "trace/analysis/work_model/rms_norm.h"
+#include "trace/analysis/work_model/rope.h"
+#include "trace/analysis/work_model/softmax.h"
 
 namespace vigil::trace {
 
@@ -53,6 +61,14 @@ const std::vector<OpModel>& Rows() {
       {"attention", HandlesAttention, ModelAttention},
       {"inference_attention", HandlesInferenceAttention, ModelInferenceAttention},
       {"moe", HandlesMoe, ModelMoe},
+      {"normalization", HandlesNormalization, ModelNormalization},
+      {"rms_norm", HandlesRmsNorm, ModelRmsNorm},
+      {"elementwise", HandlesElementwise, ModelElementwise},
+      {"copy", HandlesCopy, ModelCopy},
+      {"reduce", HandlesReduce, ModelReduce},
+      {"softmax", HandlesSoftmax, ModelSoftmax},
+      {"embedding", HandlesEmbedding, ModelEmbedding},
+      {"rope", HandlesRope, ModelRope},
   };
   return rows;
 }
