@@ -64,11 +64,9 @@ void RuleDataloaderBottleneck(const Report& report, const InsightThresholds& th,
   }
 }
 
-namespace {
 constexpr ThresholdSpec kDataloaderBottleneckThresholds[] = {
     {"dataloader_idle_pct", 10, "share of the profiled steps spent in DataLoader iteration"},
 };
-}  // namespace
 
 extern const InsightRuleSpec kDataloaderBottleneckRule = {
     "dataloader_bottleneck", kDataloaderBottleneckThresholds, RuleDataloaderBottleneck};

@@ -51,12 +51,10 @@ void RuleExcessiveSync(const Report& report, const InsightThresholds& th,
   }
 }
 
-namespace {
 constexpr ThresholdSpec kExcessiveSyncThresholds[] = {
     {"excessive_sync_pct", 5, "CPU time blocked in synchronisation, of the span"},
     {"excessive_sync_count_per_step", 10, "synchronising calls in one ProfilerStep"},
 };
-}  // namespace
 
 extern const InsightRuleSpec kExcessiveSyncRule = {"excessive_sync", kExcessiveSyncThresholds,
                                                    RuleExcessiveSync};

@@ -42,11 +42,9 @@ void RuleExposedCommunication(const Report& report, const InsightThresholds& th,
   }
 }
 
-namespace {
 constexpr ThresholdSpec kExposedCommunicationThresholds[] = {
     {"exposed_comm_pct", 10, "communication not overlapped by computation, of the span"},
 };
-}  // namespace
 
 extern const InsightRuleSpec kExposedCommunicationRule = {
     "exposed_communication", kExposedCommunicationThresholds, RuleExposedCommunication};

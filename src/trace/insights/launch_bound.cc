@@ -45,11 +45,9 @@ void RuleLaunchBound(const Report& report, const InsightThresholds& th, std::vec
   }
 }
 
-namespace {
 constexpr ThresholdSpec kLaunchBoundThresholds[] = {
     {"launch_bound_short_pct", 50, "share of kernels shorter than their launch call"},
 };
-}  // namespace
 
 extern const InsightRuleSpec kLaunchBoundRule = {"launch_bound", kLaunchBoundThresholds,
                                                  RuleLaunchBound};

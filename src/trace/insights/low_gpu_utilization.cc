@@ -70,11 +70,9 @@ void RuleLowGpuUtilization(const Report& report, const InsightThresholds& th,
   }
 }
 
-namespace {
 constexpr ThresholdSpec kLowGpuUtilizationThresholds[] = {
     {"low_utilization_busy_pct", 60, "GPU busy below this share of the span"},
 };
-}  // namespace
 
 extern const InsightRuleSpec kLowGpuUtilizationRule = {
     "low_gpu_utilization", kLowGpuUtilizationThresholds, RuleLowGpuUtilization};

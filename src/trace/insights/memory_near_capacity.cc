@@ -35,11 +35,9 @@ void RuleMemoryNearCapacity(const Report& report, const InsightThresholds& th,
   }
 }
 
-namespace {
 constexpr ThresholdSpec kMemoryNearCapacityThresholds[] = {
     {"memory_near_capacity_pct", 90, "peak memory of device capacity"},
 };
-}  // namespace
 
 extern const InsightRuleSpec kMemoryNearCapacityRule = {
     "memory_near_capacity", kMemoryNearCapacityThresholds, RuleMemoryNearCapacity};

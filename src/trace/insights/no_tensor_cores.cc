@@ -39,11 +39,9 @@ void RuleNoTensorCores(const Report& report, const InsightThresholds& th,
   }
 }
 
-namespace {
 constexpr ThresholdSpec kNoTensorCoresThresholds[] = {
     {"no_tensor_cores_gemm_pct", 20, "GEMM share of compute without tensor-core kernels"},
 };
-}  // namespace
 
 extern const InsightRuleSpec kNoTensorCoresRule = {"no_tensor_cores", kNoTensorCoresThresholds,
                                                    RuleNoTensorCores};

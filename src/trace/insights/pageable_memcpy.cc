@@ -35,11 +35,9 @@ void RulePageableMemcpy(const Report& report, const InsightThresholds& th,
   }
 }
 
-namespace {
 constexpr ThresholdSpec kPageableMemcpyThresholds[] = {
     {"pageable_min_bytes", 1048576, "bytes copied through pageable memory worth reporting"},
 };
-}  // namespace
 
 extern const InsightRuleSpec kPageableMemcpyRule = {"pageable_memcpy", kPageableMemcpyThresholds,
                                                     RulePageableMemcpy};

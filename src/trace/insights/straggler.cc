@@ -38,11 +38,9 @@ void RuleStraggler(const Report& report, const InsightThresholds& th, std::vecto
   }
 }
 
-namespace {
 constexpr ThresholdSpec kStragglerThresholds[] = {
     {"straggler_pct", 10, "a rank's computation or mean step time above the median by this much"},
 };
-}  // namespace
 
 extern const InsightRuleSpec kStragglerRule = {"straggler", kStragglerThresholds, RuleStraggler};
 

@@ -61,11 +61,9 @@ void RuleUnfusedOptimizer(const Report& report, const InsightThresholds& th,
   }
 }
 
-namespace {
 constexpr ThresholdSpec kUnfusedOptimizerThresholds[] = {
     {"unfused_optimizer_kernels", 200, "optimizer kernels per step to call it unfused"},
 };
-}  // namespace
 
 extern const InsightRuleSpec kUnfusedOptimizerRule = {
     "unfused_optimizer", kUnfusedOptimizerThresholds, RuleUnfusedOptimizer};

@@ -73,69 +73,65 @@ double Number(const std::string& s) { return s.empty() ? -1 : std::strtod(s.c_st
 
 }  // namespace
 
+namespace {
+
+// "[a, b, ...]" starting at t[*i], calling `element` at each item; *i ends after the ']'.
+template <typename Element>
+bool ParseBracketList(std::string_view t, size_t* i, Element element) {
+  SkipSpaces(t, i);
+  if (*i >= t.size() || t[*i] != '[') return false;
+  ++(*i);
+  for (;;) {
+    SkipSpaces(t, i);
+    if (*i >= t.size()) return false;
+    if (t[*i] == ']') {
+      ++(*i);
+      return true;
+    }
+    if (t[*i] == ',') {
+      ++(*i);
+      continue;
+    }
+    if (!element(i)) return false;
+  }
+}
+
+}  // namespace
+
 bool ParseDimsList(std::string_view t, std::vector<std::vector<int64_t>>* out) {
   out->clear();
   size_t i = 0;
-  SkipSpaces(t, &i);
-  if (i >= t.size() || t[i] != '[') return false;
-  ++i;
-  for (;;) {
-    SkipSpaces(t, &i);
-    if (i >= t.size()) return false;
-    if (t[i] == ']') return true;
-    if (t[i] == ',') {
-      ++i;
-      continue;
-    }
-    if (t[i] != '[') return false;
-    ++i;
+  return ParseBracketList(t, &i, [&](size_t* at) {
     std::vector<int64_t> dims;
-    for (;;) {
-      SkipSpaces(t, &i);
-      if (i >= t.size()) return false;
-      if (t[i] == ']') {
-        ++i;
-        break;
-      }
-      if (t[i] == ',') {
-        ++i;
-        continue;
-      }
+    bool ok = ParseBracketList(t, at, [&](size_t* j) {
+      std::string rest(t.substr(*j, 32));
       char* end = nullptr;
-      std::string rest(t.substr(i, 32));
       long long v = std::strtoll(rest.c_str(), &end, 10);
       if (end == rest.c_str()) return false;
       dims.push_back(v);
-      i += static_cast<size_t>(end - rest.c_str());
-    }
+      *j += static_cast<size_t>(end - rest.c_str());
+      return true;
+    });
     out->push_back(std::move(dims));
-  }
+    return ok;
+  });
 }
 
 bool ParseStringList(std::string_view t, std::vector<std::string>* out) {
   out->clear();
   size_t i = 0;
-  SkipSpaces(t, &i);
-  if (i >= t.size() || t[i] != '[') return false;
-  ++i;
-  for (;;) {
-    SkipSpaces(t, &i);
-    if (i >= t.size()) return false;
-    if (t[i] == ']') return true;
-    if (t[i] == ',') {
-      ++i;
-      continue;
-    }
+  return ParseBracketList(t, &i, [&](size_t* at) {
     std::string s;
-    if (t[i] == '\'' || t[i] == '"') {
-      if (!ParseQuoted(t, &i, &s)) return false;
+    if (t[*at] == '\'' || t[*at] == '"') {
+      if (!ParseQuoted(t, at, &s)) return false;
     } else {
       // A bare literal (None, numbers): up to the next comma or bracket.
-      while (i < t.size() && t[i] != ',' && t[i] != ']') s += t[i++];
+      while (*at < t.size() && t[*at] != ',' && t[*at] != ']') s += t[(*at)++];
       while (!s.empty() && s.back() == ' ') s.pop_back();
     }
     out->push_back(std::move(s));
-  }
+    return true;
+  });
 }
 
 std::vector<TraceLensRow> LoadTraceLensRows(const std::string& root, std::string* error) {
