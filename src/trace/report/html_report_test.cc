@@ -85,6 +85,42 @@ TEST(HtmlTimelineTest, MergesSubUnitKernelsPerLaneAndSaysSo) {
   EXPECT_NE(h.find("<title>long: 1.00 ms at 100000.000 us</title>"), std::string::npos);
 }
 
+// The idle lanes against the temporal breakdown (HTA-checked): on a one-device rank the gaps on the
+// union of its streams add up to the GPU idle time exactly.
+void ExpectIdleGapsMatchTemporalIdle(const RankReport& r, const std::string& what) {
+  if (!r.temporal.valid) return;
+  auto gaps = DeviceIdleGaps(r);
+  if (gaps.size() != 1) return;
+  int64_t idle = 0;
+  for (const auto& [s, e] : gaps.begin()->second) {
+    EXPECT_LT(s, e) << what;
+    idle += e - s;
+  }
+  EXPECT_EQ(idle, r.temporal.idle * r.unit_ns) << what;
+}
+
+TEST(HtmlTimelineTest, IdleGapsAddUpToGpuIdleOnEverySampleTrace) {
+  size_t checked = 0;
+  for (const auto& f : fs::directory_iterator(fs::path(VIGIL_TEST_DATA_DIR) / "traces")) {
+    if (f.path().string().find(".json") == std::string::npos) continue;
+    auto t = ReadTraces(f.path().string());
+    ASSERT_TRUE(t.ok()) << f.path();
+    for (bool hta : {false, true}) {
+      AnalysisConfig c;
+      c.hta_compat = hta;
+      Report report = Analyze(*t, c);
+      for (const RankReport& r : report.ranks) {
+        ExpectIdleGapsMatchTemporalIdle(r, f.path().filename().string());
+        if (r.view.size() > 0) {
+          EXPECT_NE(Timeline(r).find("<svg class=tl-svg"), std::string::npos);
+        }
+        checked += r.temporal.valid ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GE(checked, 10u);
+}
+
 TEST(FormatMicrosTest, MatchesJsonMicros) {
   EXPECT_EQ(FormatMicros(1419247332972313), "1419247332972.313");
   EXPECT_EQ(FormatMicros(-1500), "-1.500");
@@ -160,8 +196,11 @@ TEST_F(DlrmReportTest, InsightCardsAreGroupedByCauseAndOrderedByGain) {
   size_t path = page.find("Cross-rank critical path");
   ASSERT_NE(path, std::string::npos);
   EXPECT_LT(path, first_rank);
-  // Every rank has a timeline.
+  // Every rank has a timeline, whose idle lane matches the GPU idle time.
   EXPECT_EQ(Count(page, "<svg class=tl-svg"), 8u);
+  for (const RankReport& r : report_->ranks) {
+    ExpectIdleGapsMatchTemporalIdle(r, "rank " + std::to_string(r.rank));
+  }
 }
 
 TEST_F(DlrmReportTest, TextSummaryNamesLeftOutInsightsAndKeepsMicrosecondDecimals) {

@@ -5,8 +5,10 @@
 // Owner: trace.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "trace/results/report.h"
@@ -26,6 +28,9 @@ void HtmlCounters(const RankReport& r, std::string* h);
 void HtmlMultiRankPath(const Report& report, std::string* h);
 // html_timeline.cc: the GPU timeline of a rank, and the page's one script that zooms it.
 void HtmlGpuTimeline(const RankReport& r, std::string* h);
+// The gaps (ns, trace clock) when no stream of a device runs anything, per device id: the
+// timeline's idle lanes.
+std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> DeviceIdleGaps(const RankReport& r);
 std::string_view HtmlTimelineScript();
 // html_report_insights.cc: insights of the same id (across ranks) as one group, groups ordered
 // by their largest estimated gain, members by gain.

@@ -126,6 +126,24 @@ struct Lane {
 
 }  // namespace
 
+std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> DeviceIdleGaps(const RankReport& r) {
+  const GpuView& v = r.view;
+  std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> busy, gaps;
+  for (size_t i = 0; i < v.size(); ++i) {
+    busy[r.trace->events.device[v.row[i]]].emplace_back(v.ts[i] * r.unit_ns, v.end(i) * r.unit_ns);
+  }
+  for (auto& [device, spans] : busy) {
+    std::sort(spans.begin(), spans.end());
+    std::vector<std::pair<int64_t, int64_t>>& out = gaps[device];
+    int64_t end = spans.front().second;
+    for (const auto& [s, e] : spans) {
+      if (s > end) out.emplace_back(end, s);
+      end = std::max(end, e);
+    }
+  }
+  return gaps;
+}
+
 void HtmlGpuTimeline(const RankReport& r, std::string* h) {
   const GpuView& v = r.view;
   const RankTrace& t = *r.trace;
@@ -173,19 +191,9 @@ void HtmlGpuTimeline(const RankReport& r, std::string* h) {
                            gpu ? "GPU" : "CPU"));
     }
   }
-  // Idle gaps on the union of each device's streams.
-  std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> busy;
-  for (const auto& [key, lane] : streams) {
-    for (size_t i : lane.items) busy[key.first].emplace_back(v.ts[i] * u, v.end(i) * u);
-  }
-  for (auto& [device, spans] : busy) {
-    std::sort(spans.begin(), spans.end());
+  for (const auto& [device, gaps] : DeviceIdleGaps(r)) {
     LaneWriter lane(t0, k, next_y(fmt::format("GPU {} idle", device)), "idle gaps", &svg, &counts);
-    int64_t end = spans.front().second;
-    for (const auto& [s, e] : spans) {
-      if (s > end) lane.Add(end, s, "#e57373", "idle on every stream");
-      end = std::max(end, e);
-    }
+    for (const auto& [s, e] : gaps) lane.Add(s, e, "#e57373", "idle on every stream");
   }
   for (const auto& [key, lane_items] : streams) {
     LaneWriter lane(t0, k, next_y(fmt::format("GPU {} stream {}", key.first, key.second)),
