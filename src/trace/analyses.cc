@@ -107,6 +107,9 @@ constexpr RankAnalysis kRankAnalyses[] = {
      JsonEfficiency, TextEfficiency, nullptr, 7, 0},
     {"queue_length", QueueLength, JsonQueueLength, TextCounters, HtmlCounters, 6, 7},
     {"memory_bandwidth", MemoryBandwidth, JsonMemoryBandwidth, nullptr, nullptr, 0, 0},
+    // Draws the view, the steps and the critical path computed above; computes nothing.
+    {"gpu_timeline", [](const RankTrace&, const Config&, RankReport*) {}, nullptr, nullptr,
+     HtmlGpuTimeline, 0, 6},
 };
 
 constexpr ReportAnalysis kReportAnalyses[] = {

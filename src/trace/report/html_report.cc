@@ -23,6 +23,9 @@ td,th{padding:3px 8px;border-bottom:1px solid #eee;text-align:left}
 .legend span{display:inline-block;margin-right:14px;font-size:12px}
 .sw{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}
 code{font-size:12px;word-break:break-all}
+.tl-body{display:flex}.tl-labels{flex:0 0 150px;font-size:11px;padding-top:2px}
+.tl-labels div{height:18px;line-height:14px;white-space:nowrap;overflow:hidden}
+.tl-svg{flex:1;background:#fcfcfc;cursor:grab}.tl-bar,.tl-note{font-size:12px}
 )";
 
 struct Part {
@@ -221,32 +224,11 @@ std::string RenderHtmlReport(const Report& report) {
   h += "</style></head><body>";
   h += fmt::format("<h1>vigil analyze: {} rank(s){}</h1>", report.ranks.size(),
                    report.config.hta_compat ? " (HTA-compatible mode)" : "");
-  h += "<h2>Insights</h2>";
-  if (report.insights.empty()) h += "<p>None of the rules fired.</p>";
-  for (const Insight& in : report.insights) {
-    h += fmt::format(
-        "<div class=\"card {}\"><b>{}</b> <code>{}</code> · estimated gain "
-        "{:.1f}%<br>{}<br><i>Fix:</i> {}",
-        SeverityName(in.severity), HtmlEscape(in.title), in.id, in.estimated_gain_pct,
-        HtmlEscape(in.detail), HtmlEscape(in.recommendation));
-    if (!in.evidence.empty()) {
-      h += "<table><tr><th>evidence</th><th>name</th><th>rank</th><th class=num>ts (us)</th><th "
-           "class=num>duration</th></tr>";
-      for (const Evidence& e : in.evidence) {
-        h += fmt::format(
-            "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td class=num>{:.3f}</td><td "
-            "class=num>{}</td></tr>",
-            HtmlEscape(e.what), HtmlEscape(e.name.substr(0, 160)), e.rank,
-            static_cast<double>(e.ts_ns) / 1000.0, FormatDuration(e.dur_ns));
-      }
-      h += "</table>";
-    }
-    h += "</div>";
-  }
-  for (const RankReport& r : report.ranks) RenderRank(r, &h);
+  HtmlInsights(report, &h);
   for (const ReportAnalysis& a : ReportAnalyses()) {
     if (a.html != nullptr) a.html(report, &h);
   }
+  for (const RankReport& r : report.ranks) RenderRank(r, &h);
   h += "<h2>Data quality</h2><ul>";
   for (const RankReport& r : report.ranks) {
     const DataQuality& q = r.trace->quality;
@@ -257,7 +239,12 @@ std::string RenderHtmlReport(const Report& report) {
         q.truncated ? ", <b>truncated</b> (" + HtmlEscape(q.truncation_detail) + ")" : "",
         q.gpu_without_launch, q.overlapping_kernels_same_stream);
   }
-  h += "</ul></body></html>\n";
+  h += "</ul>";
+  if (std::any_of(report.ranks.begin(), report.ranks.end(),
+                  [](const RankReport& r) { return r.view.size() > 0; })) {
+    h += HtmlTimelineScript();
+  }
+  h += "</body></html>\n";
   return h;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// `vigil analyze --html FILE`: one self-contained page (inline CSS and SVG, no network): the
-// insights with their evidence, and per rank the GPU time breakdown, idle causes, a step
-// timeline, top kernels, the memory timeline and the critical path summary. Pure function of a
-// Report.
+// `vigil analyze --html FILE`: one self-contained page (inline CSS, SVG and one script, no
+// network): the insights grouped by cause with their evidence, the rank comparison, and per rank
+// the GPU time breakdown, idle causes, a step timeline, top kernels, the memory timeline, the
+// critical path summary and a zoomable GPU timeline. Pure function of a Report.
 // Owner: trace.
 #pragma once
 

@@ -186,6 +186,11 @@ std::string FormatDuration(int64_t ns) {
   return fmt::format("{}{} ns", sign, static_cast<int64_t>(a));
 }
 
+std::string FormatMicros(int64_t ns) {
+  uint64_t a = ns < 0 ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
+  return fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
 std::string RenderTextSummary(const Report& report, const TextOptions& opt) {
   std::string out;
   uint64_t bytes = 0;
@@ -213,9 +218,13 @@ std::string RenderTextSummary(const Report& report, const TextOptions& opt) {
       for (size_t k = 0; k < std::min<size_t>(2, in.evidence.size()); ++k) {
         const Evidence& e = in.evidence[k];
         out += fmt::format("      evidence: {} {} at {} us ({})\n", e.what, Shorten(e.name, 60),
-                           e.ts_ns / 1000, FormatDuration(e.dur_ns));
+                           FormatMicros(e.ts_ns), FormatDuration(e.dur_ns));
       }
       out += "      fix: " + in.recommendation + "\n";
+    }
+    if (report.insights.size() > opt.max_insights) {
+      out += fmt::format("  ... and {} more insights: --json or --html show all\n",
+                         report.insights.size() - opt.max_insights);
     }
   }
   std::string quality;

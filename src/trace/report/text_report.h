@@ -22,5 +22,7 @@ std::string RenderTextSummary(const Report& report, const TextOptions& options =
 
 // "12.35 ms", "830.00 us", "1.20 s".
 std::string FormatDuration(int64_t ns);
+// A trace-clock time in microseconds with 3 decimals, exactly as JSON writes it: "1234.567".
+std::string FormatMicros(int64_t ns);
 
 }  // namespace vigil::trace
