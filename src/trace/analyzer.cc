@@ -68,6 +68,7 @@ Report Analyze(const std::vector<RankTrace>& traces, const AnalysisConfig& confi
     std::vector<const RankTrace*> ptrs;
     for (const RankTrace& t : traces) ptrs.push_back(&t);
     report.multi_path = ComputeMultiRankCriticalPath(ptrs, report.config.classifier);
+    ApplyArrivalStragglers(ptrs, report.multi_path.matches, config.straggler_pct, &report.cross);
   }
   report.insights = RunInsightRules(report, thresholds);
   return report;

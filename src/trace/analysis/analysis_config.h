@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "trace/analysis/kernel_classifier.h"
 
@@ -31,6 +32,8 @@ struct AnalysisConfig {
   // Cross-rank: a rank whose computation or step time is this much above the median straggles.
   double straggler_pct = 10;
   KernelClassifier classifier = KernelClassifier::Default();
+  // What-if projections of kernel categories made faster, "attention=2x,gemm=1.5x" (what_if.h).
+  std::string what_if;
 };
 
 }  // namespace vigil::trace

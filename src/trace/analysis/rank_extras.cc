@@ -11,7 +11,13 @@ void ComputeRankExtras(const RankTrace& t, const GpuView& view, const AnalysisCo
   out->sequences = FindKernelSequences(view);
   out->annotations = AnalyzeUserAnnotations(t);
   out->memory = AnalyzeMemoryTimeline(t);
-  out->critical_path = ComputeCriticalPath(t, config.classifier);
+  {
+    const PathGraph graph = BuildPathGraph(t, config.classifier);
+    out->critical_path = CriticalPathOf(graph);
+    auto specs = ParseWhatIfSpecs(config.what_if);
+    out->what_if = ComputeWhatIfs(graph, out->critical_path,
+                                  specs.ok() ? *specs : std::vector<WhatIfSpec>());
+  }
   out->efficiency = AnalyzeEfficiency(t, view);
   if (config.hta_compat) {
     HtaRows rows = BuildHtaRows(t);

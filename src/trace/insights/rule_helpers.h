@@ -9,6 +9,7 @@
 
 #include "trace/analyzer.h"
 #include "trace/insights/insight.h"
+#include "trace/insights/projected_gain.h"
 
 namespace vigil::trace {
 

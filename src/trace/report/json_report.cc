@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trace/report/json_report.h"
 
+#include "trace/report/what_if_report.h"
+
 namespace vigil::trace {
 namespace {
 
@@ -146,6 +148,7 @@ void WriteRank(const RankReport& r, JsonWriter* w) {
   WriteLaunch(r.launch, w);
   WriteRankExtras(r, w);
   WriteCounters(r, w);
+  WriteRankWhatIf(r, w);
   w->Key("data_quality");
   WriteDataQuality(t.quality, w);
   w->EndObject();

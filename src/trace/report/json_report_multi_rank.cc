@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "trace/report/json_report.h"
+#include "trace/report/what_if_report.h"
 
 namespace vigil::trace {
 namespace {
@@ -84,6 +85,7 @@ void WriteMultiRankCriticalPath(const Report& report, JsonWriter* w) {
     w->FieldMicros("ts_us", s.start).FieldMicros("dur_us", s.end - s.start).EndObject();
   }
   w->EndArray();
+  WriteMultiRankWhatIf(report, w);
   w->EndObject();
 }
 

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "trace/report/what_if_report.h"
+
 namespace vigil::trace {
 namespace {
 
@@ -66,6 +68,7 @@ void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
     *out += fmt::format("  critical path {} over {} events, bound by {}\n",
                         FormatDuration(cp.Length()), cp.rows.size(), cp.BoundBy());
   }
+  AppendRankWhatIfText(r, out);
   if (!x.queue_length.streams.empty() || !x.memory_bw.kinds.empty()) {
     std::string line = "  ";
     const auto& qs = x.queue_length.streams;
@@ -135,6 +138,7 @@ void RenderMultiRankPath(const Report& report, std::string* out) {
         p.matches.collectives[worst->collective].Label(), FormatDuration(worst->wait_ns),
         report.ranks[worst->waiting_rank_index].rank);
   }
+  AppendMultiRankWhatIfText(report, out);
   if (!p.note.empty()) *out += "  note: " + p.note + "\n";
   *out += "\n";
 }
