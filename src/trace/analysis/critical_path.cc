@@ -55,8 +55,7 @@ std::vector<int64_t> ReplayPathGraph(const PathGraph& g, const std::vector<int64
 }
 
 CriticalPath WalkCriticalPath(const PathGraph& g, const std::vector<int64_t>& time,
-                              const std::vector<int64_t>& weight,
-                              const std::vector<int64_t>& slack,
+                              const std::vector<int64_t>& weight, const std::vector<int64_t>& slack,
                               std::vector<std::pair<uint32_t, uint32_t>>* edges_out) {
   CriticalPath out;
   out.sync_edges = g.sync_edges;

@@ -27,9 +27,9 @@ struct CriticalPath {
   int64_t gpu_compute = 0;
   int64_t gpu_comm = 0;
   int64_t gpu_memory = 0;
-  int64_t cpu = 0;   // CPU ops, runtime calls and the time between them on a thread
-  int64_t sync = 0;  // in synchronising calls, beyond the GPU work they waited for
-  int64_t gaps = 0;  // launch latency and GPU idle between path events
+  int64_t cpu = 0;                // CPU ops, runtime calls and the time between them on a thread
+  int64_t sync = 0;               // in synchronising calls, beyond the GPU work they waited for
+  int64_t gaps = 0;               // launch latency and GPU idle between path events
   uint64_t sync_edges = 0;        // the graph's blocking calls tied to GPU work
   uint64_t event_wait_edges = 0;  // and cross-stream waits
   std::string BoundBy() const;    // "gpu_compute", "gpu_comm", "cpu", ...
@@ -49,8 +49,7 @@ std::vector<int64_t> MeasuredWeights(const PathGraph& g);
 // weights and slack). `edges_out`, when given, receives the in-edge index taken into each path
 // node (kNoIndex for the first).
 CriticalPath WalkCriticalPath(const PathGraph& g, const std::vector<int64_t>& time,
-                              const std::vector<int64_t>& weight,
-                              const std::vector<int64_t>& slack,
+                              const std::vector<int64_t>& weight, const std::vector<int64_t>& slack,
                               std::vector<std::pair<uint32_t, uint32_t>>* edges_out = nullptr);
 
 // The measured critical path of a graph, and of a rank (whole trace).

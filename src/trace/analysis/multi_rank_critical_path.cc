@@ -173,8 +173,8 @@ MultiRankCriticalPath ComputeMultiRankCriticalPath(const std::vector<const RankT
   auto late = std::max_element(arrivals.begin(), arrivals.end(),
                                [](const auto& a, const auto& b) { return a.late_ns < b.late_ns; });
   if (late != arrivals.end() && late->late_ns > 0) {
-    out.what_if.push_back(ProjectRankAtMedian(
-        g, cp, static_cast<uint32_t>(late - arrivals.begin()), "last_arriver_at_median"));
+    out.what_if.push_back(ProjectRankAtMedian(g, cp, static_cast<uint32_t>(late - arrivals.begin()),
+                                              "last_arriver_at_median"));
   }
   if (out.matches.collectives.empty()) {
     out.note = "no collective matched across ranks: the ranks' paths are not joined";

@@ -40,8 +40,8 @@ WhatIfResult ProjectSlowestRankAtMedian(const PathGraph& g, const CriticalPath& 
   return ProjectRankAtMedian(g, measured, slowest, "slowest_rank_at_median");
 }
 
-WhatIfResult ProjectRankAtMedian(const PathGraph& g, const CriticalPath& measured,
-                                 uint32_t slowest, std::string name) {
+WhatIfResult ProjectRankAtMedian(const PathGraph& g, const CriticalPath& measured, uint32_t slowest,
+                                 std::string name) {
   std::vector<int64_t> work = RankWork(g);
   if (work.size() < 2 || slowest >= work.size()) {
     WhatIfResult r;

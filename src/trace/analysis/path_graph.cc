@@ -44,17 +44,6 @@ bool InWindow(const RankTrace& t, const PathWindow& w, uint32_t row) {
   return ts >= w.from && ts <= w.to;
 }
 
-PathPart GpuPart(uint8_t cls) {
-  switch (static_cast<KernelClass>(cls)) {
-    case KernelClass::kComm:
-      return PathPart::kGpuComm;
-    case KernelClass::kMemory:
-      return PathPart::kGpuMemory;
-    default:
-      return PathPart::kGpuCompute;
-  }
-}
-
 }  // namespace
 
 class Builder {
@@ -90,7 +79,8 @@ class Builder {
     for (uint32_t ev : rb.gpu_events) {
       const uint32_t r = g_->row[ev];
       const uint32_t l = t.links.launcher.empty() ? kNoIndex : t.links.launcher[r];
-      rb.streams.Add({e.device[r], e.stream[r]}, l != kNoIndex ? e.ts[l] : e.ts[r], ev);
+      // Work without its launch call in the trace was launched before the trace began.
+      rb.streams.Add({e.device[r], e.stream[r]}, l != kNoIndex ? e.ts[l] : t.links.first_ts, ev);
     }
     rb.streams.Finish(g_->time);
     const size_t n = g_->row.size() - rb.first;
@@ -142,7 +132,8 @@ class Builder {
 void Builder::AddStreams(RankBuild& rb) {
   const EventTable& e = rb.t->events;
   std::map<std::pair<int32_t, int64_t>, std::vector<uint32_t>> streams;
-  for (uint32_t ev : rb.gpu_events) streams[{e.device[g_->row[ev]], e.stream[g_->row[ev]]}].push_back(ev);
+  for (uint32_t ev : rb.gpu_events)
+    streams[{e.device[g_->row[ev]], e.stream[g_->row[ev]]}].push_back(ev);
   for (auto& [key, evs] : streams) {
     std::sort(evs.begin(), evs.end(), [&](uint32_t a, uint32_t b) {
       return std::make_pair(g_->time[StartNode(a)], a) < std::make_pair(g_->time[StartNode(b)], b);
@@ -154,7 +145,8 @@ void Builder::AddStreams(RankBuild& rb) {
                         {StartNode(ev), g_->time[EndNode(ev)] - g_->time[StartNode(ev)],
                          PathEdgeKind::kDuration, GpuPart(g_->gpu_class[ev])}});
       if (prev != kNoIndex) {
-        edges_.push_back({StartNode(ev), {EndNode(prev), 0, PathEdgeKind::kStream, PathPart::kGap}});
+        edges_.push_back(
+            {StartNode(ev), {EndNode(prev), 0, PathEdgeKind::kStream, PathPart::kGap}});
         prev_on_stream_[ev] = prev;
       }
       if (prev == kNoIndex || g_->time[EndNode(ev)] >= g_->time[EndNode(prev)]) prev = ev;
@@ -206,8 +198,8 @@ void Builder::AddThreads(RankBuild& rb) {
         }
         break;
       }
-      edges_.push_back({pts[i + 1].node, {pts[i].node, std::max<int64_t>(0, w),
-                                          PathEdgeKind::kThread, part}});
+      edges_.push_back(
+          {pts[i + 1].node, {pts[i].node, std::max<int64_t>(0, w), PathEdgeKind::kThread, part}});
     }
   }
 }
@@ -247,12 +239,38 @@ void Builder::AddLaunches(RankBuild& rb) {
     std::nth_element(v.begin(), nth, v.end());
     floor = *nth;
   }
+  std::vector<uint32_t> by_end;  // for inferred waits: the rank's GPU work by end time
+  if (rb.infer_waits) {
+    by_end = rb.gpu_events;
+    std::sort(by_end.begin(), by_end.end(),
+              [&](uint32_t a, uint32_t b) { return g_->time[EndNode(a)] < g_->time[EndNode(b)]; });
+  }
+  const EventTable& e = t.events;
   for (const Launch& l : launches) {
     const int64_t ls = g_->time[StartNode(l.call)];
     int64_t ready = INT64_MIN;  // when the stream and any event it waited on let it start
     const uint32_t p = prev_on_stream_[l.ev];
     if (p != kNoIndex) ready = g_->time[EndNode(p)];
-    const uint32_t src = rb.wait_sources[l.ev - rb.first];
+    uint32_t src = rb.wait_sources[l.ev - rb.first];
+    const int64_t start = g_->time[StartNode(l.ev)];
+    if (src == kNoIndex && rb.infer_waits && start - std::max(ready, ls + floor) > floor) {
+      // Unexplained delay: the latest work on another stream of the device that ended before.
+      auto it = std::upper_bound(by_end.begin(), by_end.end(), start,
+                                 [&](int64_t at, uint32_t x) { return at < g_->time[EndNode(x)]; });
+      const uint32_t r = g_->row[l.ev];
+      for (int scan = 0; it != by_end.begin() && scan < 64; ++scan) {
+        const uint32_t c = *--it;
+        const uint32_t cr = g_->row[c];
+        if (e.stream[cr] == e.stream[r] || e.device[cr] != e.device[r]) continue;
+        if (g_->time[EndNode(c)] > std::max(ready, ls + floor)) {
+          src = c;
+          edges_.push_back(
+              {StartNode(l.ev), {EndNode(c), 0, PathEdgeKind::kEventWait, PathPart::kGap}});
+          ++g_->event_wait_edges;
+        }
+        break;
+      }
+    }
     if (src != kNoIndex) ready = std::max(ready, g_->time[EndNode(src)]);
     const int64_t w = ready <= ls + floor ? l.latency : std::min(l.latency, floor);
     edges_.push_back(

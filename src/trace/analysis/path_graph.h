@@ -66,16 +66,16 @@ struct PathGraph {
   // Per event (index k): the rank and row. Node 2k is the event's start, 2k + 1 its end.
   std::vector<uint32_t> rank;
   std::vector<uint32_t> row;
-  std::vector<uint8_t> gpu_class;     // per event: KernelClass of GPU work, kOther for CPU rows
-  std::vector<int64_t> time;          // per node: measured ns (aligned clock)
-  std::vector<int64_t> slack;         // per node: time - max(pred time + weight), >= 0
-  std::vector<uint32_t> order;        // nodes in topological order
-  std::vector<uint32_t> in_begin;     // incoming edges of node v: in[in_begin[v], in_begin[v+1])
+  std::vector<uint8_t> gpu_class;  // per event: KernelClass of GPU work, kOther for CPU rows
+  std::vector<int64_t> time;       // per node: measured ns (aligned clock)
+  std::vector<int64_t> slack;      // per node: time - max(pred time + weight), >= 0
+  std::vector<uint32_t> order;     // nodes in topological order
+  std::vector<uint32_t> in_begin;  // incoming edges of node v: in[in_begin[v], in_begin[v+1])
   std::vector<PathEdge> in;
   std::vector<std::vector<uint32_t>> index_of;  // per rank, per row: event index or kNoIndex
-  uint64_t dropped_edges = 0;         // against the measured time order (clock skew), left out
-  uint64_t sync_edges = 0;            // blocking calls tied to the GPU work they waited for
-  uint64_t event_wait_edges = 0;      // cross-stream waits
+  uint64_t dropped_edges = 0;     // against the measured time order (clock skew), left out
+  uint64_t sync_edges = 0;        // blocking calls tied to the GPU work they waited for
+  uint64_t event_wait_edges = 0;  // cross-stream waits
   uint64_t collective_edges = 0;
 
   size_t nodes() const { return time.size(); }

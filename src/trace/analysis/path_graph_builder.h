@@ -26,14 +26,14 @@ class StreamIndex {
   void Add(Key key, int64_t launch_ts, uint32_t event);
   // After every Add: sorts and builds the prefix maxima of end times.
   void Finish(const std::vector<int64_t>& time);
-  uint32_t LastBefore(Key key, int64_t t) const;   // event index or kNoIndex
+  uint32_t LastBefore(Key key, int64_t t) const;  // event index or kNoIndex
   uint32_t FirstAtOrAfter(Key key, int64_t t) const;
   std::vector<Key> Keys() const;
 
  private:
   struct Line {
     std::vector<std::pair<int64_t, uint32_t>> by_launch;  // (launch ts, event)
-    std::vector<uint32_t> latest;                        // prefix argmax of end
+    std::vector<uint32_t> latest;                         // prefix argmax of end
   };
   std::map<Key, Line> lines_;
 };
@@ -51,8 +51,24 @@ struct RankBuild {
   uint32_t first = 0;
   std::vector<int64_t> wait_until;
   std::vector<uint8_t> is_sync;
-  std::vector<uint32_t> wait_sources;   // per GPU event (index - first): event-wait source or none
+  std::vector<uint32_t> wait_sources;  // per GPU event (index - first): event-wait source or none
+  // The trace waits between streams (cudaStreamWaitEvent) without saying on what (no cuda_sync
+  // rows): a GPU op's start that neither its stream nor its launch explains is tied to the work
+  // on another stream of the device that ended last before it.
+  bool infer_waits = false;
 };
+
+// The part a GPU op's own time counts as, by its kernel class.
+inline PathPart GpuPart(uint8_t cls) {
+  switch (static_cast<KernelClass>(cls)) {
+    case KernelClass::kComm:
+      return PathPart::kGpuComm;
+    case KernelClass::kMemory:
+      return PathPart::kGpuMemory;
+    default:
+      return PathPart::kGpuCompute;
+  }
+}
 
 inline uint32_t StartNode(uint32_t event) { return 2 * event; }
 inline uint32_t EndNode(uint32_t event) { return 2 * event + 1; }

@@ -89,6 +89,8 @@ struct SyncRow {
 
 int64_t NormalStream(int64_t s) { return s == 4294967295LL ? -1 : s; }
 
+constexpr int64_t kMaxSkewNs = 100'000;
+
 }  // namespace
 
 void AddSyncEdges(const PathGraph& g, RankBuild* rb, std::vector<RawEdge>* edges,
@@ -143,6 +145,13 @@ void AddSyncEdges(const PathGraph& g, RankBuild* rb, std::vector<RawEdge>* edges
   }
   std::sort(launched.begin(), launched.end());
   const std::vector<StreamIndex::Key> keys = rb->streams.Keys();
+  bool wait_calls = false, wait_rows = false;
+  for (const auto& [call, row] : sync_rows) wait_rows = wait_rows || row.stream_wait;
+  for (uint32_t ev : rb->thread_events) {
+    std::string_view n = t.strings.Get(e.name[g.row[ev]]);
+    wait_calls = wait_calls || n == "cudaStreamWaitEvent" || n == "hipStreamWaitEvent";
+  }
+  rb->infer_waits = wait_calls && !wait_rows;
   for (uint32_t ev : rb->thread_events) {
     const uint32_t r = g.row[ev];
     if (e.kind[r] != EventKind::kRuntime && e.kind[r] != EventKind::kDriver) continue;
@@ -158,15 +167,19 @@ void AddSyncEdges(const PathGraph& g, RankBuild* rb, std::vector<RawEdge>* edges
       const uint32_t src = rb->streams.LastBefore({row->device, row->wait_on_stream}, e.ts[rec]);
       const uint32_t dst = rb->streams.FirstAtOrAfter({row->device, row->stream}, e.ts[r]);
       if (src == kNoIndex || dst == kNoIndex) continue;
-      edges->push_back({StartNode(dst), {EndNode(src), 0, PathEdgeKind::kEventWait, PathPart::kGap}});
+      edges->push_back(
+          {StartNode(dst), {EndNode(src), 0, PathEdgeKind::kEventWait, PathPart::kGap}});
       rb->wait_sources[dst - rb->first] = src;
       ++*event_wait_edges;
       continue;
     }
     if (row != nullptr && row->wait != Wait::kNone) w = row->wait;
     std::vector<uint32_t> waited;
+    // GPU and CPU clocks drift apart by microseconds (notably on ROCm): work that ends shortly
+    // after the call returned is what it waited for.
+    const int64_t skew = std::min<int64_t>(kMaxSkewNs, (end - s) / 10);
     auto consider = [&](uint32_t gev) {
-      if (gev != kNoIndex && g.time[EndNode(gev)] > s && g.time[EndNode(gev)] <= end) {
+      if (gev != kNoIndex && g.time[EndNode(gev)] > s && g.time[EndNode(gev)] <= end + skew) {
         waited.push_back(gev);
       }
     };
@@ -202,7 +215,7 @@ void AddSyncEdges(const PathGraph& g, RankBuild* rb, std::vector<RawEdge>* edges
       uint32_t best = kNoIndex;
       for (const auto& key : keys) {
         const uint32_t c = rb->streams.LastBefore(key, launch_before);
-        if (c != kNoIndex && g.time[EndNode(c)] > s && g.time[EndNode(c)] <= end &&
+        if (c != kNoIndex && g.time[EndNode(c)] > s && g.time[EndNode(c)] <= end + skew &&
             (best == kNoIndex || g.time[EndNode(c)] > g.time[EndNode(best)])) {
           best = c;
         }
@@ -213,11 +226,19 @@ void AddSyncEdges(const PathGraph& g, RankBuild* rb, std::vector<RawEdge>* edges
     rb->is_sync[ev - rb->first] = 1;
     if (waited.empty()) continue;
     int64_t released = INT64_MIN;
-    for (uint32_t gev : waited) released = std::max(released, g.time[EndNode(gev)]);
+    for (uint32_t gev : waited) released = std::min(end, std::max(released, g.time[EndNode(gev)]));
     rb->wait_until[ev - rb->first] = released;
     for (uint32_t gev : waited) {
-      edges->push_back(
-          {EndNode(ev), {EndNode(gev), end - released, PathEdgeKind::kSync, PathPart::kSync}});
+      if (g.time[EndNode(gev)] <= end) {
+        edges->push_back(
+            {EndNode(ev), {EndNode(gev), end - released, PathEdgeKind::kSync, PathPart::kSync}});
+      } else {
+        // Ended after the return by the clocks: the return follows the work's start, and the
+        // time in between is that work's.
+        edges->push_back({EndNode(ev),
+                          {StartNode(gev), end - g.time[StartNode(gev)], PathEdgeKind::kSync,
+                           GpuPart(g.gpu_class[gev])}});
+      }
     }
     ++*sync_edges;
   }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The dependency graph and the critical path on small synthetic traces whose longest path is
 // worked out by hand in each test (times in us in the traces, ns in the results).
+#include "trace/analysis/path_graph.h"
+
 #include <gtest/gtest.h>
 
 #include "trace/analysis/critical_path.h"
-#include "trace/analysis/path_graph.h"
 #include "trace/analysis/what_if.h"
 #include "trace/testing/analysed_ranks.h"
 #include "trace/testing/trace_files.h"
@@ -42,9 +43,9 @@ TEST(PathGraphTest, SyncWaitIsAnEdgeFromTheGpuWorkNotCpuTime) {
   EXPECT_EQ(p.start, 0);
   EXPECT_EQ(p.Length(), 118'000);
   EXPECT_EQ(p.gpu_compute, 100'000);
-  EXPECT_EQ(p.gaps, 5'000);   // launch latency 0 -> 5
-  EXPECT_EQ(p.sync, 2'000);   // the return after the kernel ended
-  EXPECT_EQ(p.cpu, 11'000);   // 107 -> 108 and aten::add
+  EXPECT_EQ(p.gaps, 5'000);  // launch latency 0 -> 5
+  EXPECT_EQ(p.sync, 2'000);  // the return after the kernel ended
+  EXPECT_EQ(p.cpu, 11'000);  // 107 -> 108 and aten::add
   EXPECT_EQ(PartsSum(p), p.Length());
   EXPECT_EQ(p.BoundBy(), "gpu_compute");
   EXPECT_EQ(p.rows.size(), 4u);  // launch, kernel, sync call, aten::add
@@ -95,8 +96,8 @@ TEST(PathGraphTest, CrossStreamEventWaitTiesTheStreams) {
 TEST(PathGraphTest, PageableDownloadBlocksTheHost) {
   // cudaMemcpyAsync to pageable memory returns only when the copy is done (10..40).
   TraceBuilder b;
-  b.Launch("cudaMemcpyAsync", 0, 42, 1).Gpu("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 10,
-                                             30, 1);
+  b.Launch("cudaMemcpyAsync", 0, 42, 1)
+      .Gpu("gpu_memcpy", "Memcpy DtoH (Device -> Pageable)", 10, 30, 1);
   b.Cpu("cpu_op", "aten::add", 43, 5);
   auto a = testing::AnalyseRanks({b});
   const CriticalPath& p = a->rank().extras.critical_path;

@@ -15,8 +15,8 @@ void ComputeRankExtras(const RankTrace& t, const GpuView& view, const AnalysisCo
     const PathGraph graph = BuildPathGraph(t, config.classifier);
     out->critical_path = CriticalPathOf(graph);
     auto specs = ParseWhatIfSpecs(config.what_if);
-    out->what_if = ComputeWhatIfs(graph, out->critical_path,
-                                  specs.ok() ? *specs : std::vector<WhatIfSpec>());
+    out->what_if =
+        ComputeWhatIfs(graph, out->critical_path, specs.ok() ? *specs : std::vector<WhatIfSpec>());
   }
   out->efficiency = AnalyzeEfficiency(t, view);
   if (config.hta_compat) {

@@ -59,7 +59,6 @@ void ComputeCrossRank(const std::vector<RankReport>& ranks, CrossRank* out,
 // Replaces the stragglers by the last arrivers at the matched collectives, when any rank was
 // waited for (collective_match.h); keeps them otherwise.
 void ApplyArrivalStragglers(const std::vector<const RankTrace*>& ranks,
-                            const CollectiveMatches& matches, double straggler_pct,
-                            CrossRank* out);
+                            const CollectiveMatches& matches, double straggler_pct, CrossRank* out);
 
 }  // namespace vigil::trace

@@ -61,7 +61,7 @@ int64_t IdleOverlap(const std::vector<std::pair<int64_t, int64_t>>& busy, int64_
 
 // The measured path as (node, in-edge taken) pairs, sink first.
 std::vector<std::pair<uint32_t, uint32_t>> MeasuredSteps(const PathGraph& g,
-                                                          const std::vector<int64_t>& weight) {
+                                                         const std::vector<int64_t>& weight) {
   std::vector<std::pair<uint32_t, uint32_t>> steps;
   WalkCriticalPath(g, g.time, weight, g.slack, &steps);
   return steps;
@@ -75,7 +75,8 @@ WhatIfResult ProjectDurations(const PathGraph& g, const CriticalPath& measured, 
   for (uint32_t v = 0; v < g.nodes(); ++v) {
     for (uint32_t k = g.in_begin[v]; k < g.in_begin[v + 1]; ++k) {
       const PathEdge& e = g.in[k];
-      if (v % 2 == 1 && (e.kind == PathEdgeKind::kDuration || e.kind == PathEdgeKind::kCollective)) {
+      if (v % 2 == 1 &&
+          (e.kind == PathEdgeKind::kDuration || e.kind == PathEdgeKind::kCollective)) {
         w[k] = std::clamp<int64_t>(new_w(v / 2, w[k]), 0, w[k]);
       }
     }
@@ -118,8 +119,7 @@ StatusOr<std::vector<WhatIfSpec>> ParseWhatIfSpecs(std::string_view text) {
 }
 
 WhatIfResult ProjectWeights(const PathGraph& g, const CriticalPath& measured, std::string name,
-                            const std::vector<int64_t>& weight,
-                            const std::vector<int64_t>& slack) {
+                            const std::vector<int64_t>& weight, const std::vector<int64_t>& slack) {
   WhatIfResult r;
   r.name = std::move(name);
   r.measured_ns = measured.Length();
@@ -210,8 +210,8 @@ int64_t ReplayedDeviceLength(const PathGraph& g, const std::vector<int64_t>* ker
     for (uint32_t k = g.in_begin[v]; k < g.in_begin[v + 1]; ++k) {
       const PathEdge& e = g.in[k];
       if (!g.IsGpu(e.from / 2)) continue;
-      int64_t w = e.kind == PathEdgeKind::kDuration || e.kind == PathEdgeKind::kCollective ? e.weight
-                                                                                           : 0;
+      int64_t w =
+          e.kind == PathEdgeKind::kDuration || e.kind == PathEdgeKind::kCollective ? e.weight : 0;
       const uint32_t row = g.row[ev];
       if (e.kind == PathEdgeKind::kDuration && kernel_ns != nullptr && g.rank[ev] == 0 &&
           row < kernel_ns->size() && (*kernel_ns)[row] >= 0) {
@@ -253,7 +253,8 @@ WhatIfReport ComputeWhatIfs(const PathGraph& g, const CriticalPath& measured,
       },
       2.0);
   out.projections.push_back(std::move(pinned));
-  for (const WhatIfSpec& s : specs) out.projections.push_back(ProjectSpec(g, measured, s, category));
+  for (const WhatIfSpec& s : specs)
+    out.projections.push_back(ProjectSpec(g, measured, s, category));
   out.replayed_device_ns = ReplayedDeviceLength(g);
   return out;
 }

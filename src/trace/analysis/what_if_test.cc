@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Each what-if projection on a small synthetic trace whose replay is worked out by hand (times in
 // us in the traces, ns in the results).
+#include "trace/analysis/what_if.h"
+
 #include <set>
 
 #include <gtest/gtest.h>
@@ -8,7 +10,6 @@
 #include "trace/analysis/critical_path.h"
 #include "trace/analysis/multi_rank_what_if.h"
 #include "trace/analysis/path_graph.h"
-#include "trace/analysis/what_if.h"
 #include "trace/testing/analysed_ranks.h"
 #include "trace/testing/trace_files.h"
 
@@ -91,7 +92,8 @@ TEST(WhatIfTest, FasterKernelMovesThePathToTheOtherStream) {
   EXPECT_EQ(r.removable_ns, 50'000);
   std::set<uint32_t> moved;
   for (const auto& [rank, row] : r.moved) moved.insert(row);
-  EXPECT_EQ(moved, (std::set<uint32_t>{RowNamed(t, "gemm"), t.links.launcher[RowNamed(t, "gemm")]}));
+  EXPECT_EQ(moved,
+            (std::set<uint32_t>{RowNamed(t, "gemm"), t.links.launcher[RowNamed(t, "gemm")]}));
   // With a category function, "gemm" names the gemm kernel, which is off the path: no gain.
   KernelCategoryFn cat = [](const RankTrace& tr, uint32_t row) -> std::string_view {
     return tr.strings.Get(tr.events.name[row]) == "gemm" ? "GEMM" : "";

@@ -10,10 +10,10 @@
 namespace vigil::trace {
 
 enum class WhatIfChange {
-  kGpuIdleRemoved,       // the GPU never waits on the path (launches, syncs, input)
-  kCommOverlapped,       // communication hidden behind computation
-  kPageableCopiesPinned, // copies from/to pageable memory at pinned speed (2x)
-  kLastArriverAtMedian,  // multi-rank: the last arriver at collectives as fast as the median
+  kGpuIdleRemoved,        // the GPU never waits on the path (launches, syncs, input)
+  kCommOverlapped,        // communication hidden behind computation
+  kPageableCopiesPinned,  // copies from/to pageable memory at pinned speed (2x)
+  kLastArriverAtMedian,   // multi-rank: the last arriver at collectives as fast as the median
 };
 
 // 0 when the projection is not available for the rank. In [0, 100].

@@ -11,8 +11,8 @@
 
 namespace vigil::trace {
 
-void WriteRankWhatIf(const RankReport& rank, JsonWriter* w);         // json_what_if.cc
-void WriteMultiRankWhatIf(const Report& report, JsonWriter* w);      // json_what_if.cc
+void WriteRankWhatIf(const RankReport& rank, JsonWriter* w);          // json_what_if.cc
+void WriteMultiRankWhatIf(const Report& report, JsonWriter* w);       // json_what_if.cc
 void AppendRankWhatIfText(const RankReport& rank, std::string* out);  // text_what_if.cc
 void AppendMultiRankWhatIfText(const Report& report, std::string* out);
 
