@@ -33,6 +33,9 @@ void AddAnalyzeCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--threshold", opts->thresholds,
                   "Override an insight/analysis threshold: name=value (repeatable)");
   cmd->add_option("--threads", opts->threads, "Threads for reading ranks (0: all cores)");
+  cmd->add_option("--what-if", opts->what_if,
+                  "Project the step with kernel categories faster: NAME=FACTORx[,...], e.g. "
+                  "attention=2x");
   cmd->add_option_function<std::string>(
          "--progress",
          [opts](const std::string& v) {

@@ -7,6 +7,7 @@
 #include "trace/report/html_sections.h"
 #include "trace/report/json_sections.h"
 #include "trace/report/text_sections.h"
+#include "trace/report/what_if_report.h"
 
 namespace vigil::trace {
 namespace {
@@ -44,6 +45,16 @@ void MemoryBandwidth(const RankTrace& t, const Config& c, RankReport* r) {
   HtaRows rows;
   if (c.hta_compat) rows = BuildHtaRows(t);
   r->memory_bw = ComputeMemoryBandwidth(t, c.hta_compat ? &rows : nullptr);
+}
+
+// The critical path and the what-if projections share one dependency graph of the rank's events,
+// built once here (it is as large as the trace, so it is not kept).
+void CriticalPathAndWhatIf(const RankTrace& t, const Config& c, RankReport* r) {
+  const PathGraph graph = BuildPathGraph(t, c.classifier);
+  r->critical_path = CriticalPathOf(graph);
+  auto specs = ParseWhatIfSpecs(c.what_if);
+  r->what_if =
+      ComputeWhatIfs(graph, r->critical_path, specs.ok() ? *specs : std::vector<WhatIfSpec>());
 }
 
 // Every per-rank analysis, in computing (and JSON) order.
@@ -95,20 +106,22 @@ constexpr RankAnalysis kRankAnalyses[] = {
     {"memory_timeline",
      [](const RankTrace& t, const Config&, RankReport* r) { r->memory = AnalyzeMemoryTimeline(t); },
      JsonMemoryTimeline, nullptr, HtmlMemoryTimeline, 0, 5},
-    {"critical_path",
-     [](const RankTrace& t, const Config& c, RankReport* r) {
-       r->critical_path = ComputeCriticalPath(t, c.classifier);
-     },
-     JsonCriticalPath, TextCriticalPath, HtmlCriticalPath, 5, 6},
+    {"critical_path", CriticalPathAndWhatIf, JsonCriticalPath, TextCriticalPath, HtmlCriticalPath,
+     5, 6},
     {"efficiency",
      [](const RankTrace& t, const Config&, RankReport* r) {
        r->efficiency = AnalyzeEfficiency(t, r->view);
      },
-     JsonEfficiency, TextEfficiency, nullptr, 7, 0},
-    {"queue_length", QueueLength, JsonQueueLength, TextCounters, HtmlCounters, 6, 7},
+     JsonEfficiency, TextEfficiency, nullptr, 8, 0},
+    {"queue_length", QueueLength, JsonQueueLength, TextCounters, HtmlCounters, 7, 7},
     {"memory_bandwidth", MemoryBandwidth, JsonMemoryBandwidth, nullptr, nullptr, 0, 0},
+    {"what_if", nullptr /* with the critical path */, WriteRankWhatIf,
+     [](const RankReport& r, const TextOptions&, std::string* out) {
+       AppendRankWhatIfText(r, out);
+     },
+     nullptr, 6, 0},
     // Draws the view, the steps and the critical path computed above; computes nothing.
-    {"gpu_timeline", [](const RankTrace&, const Config&, RankReport*) {}, nullptr, nullptr,
+    {"gpu_timeline", nullptr /* draws the view and the critical path */, nullptr, nullptr,
      HtmlGpuTimeline, 0, 6},
 };
 
@@ -119,11 +132,13 @@ constexpr ReportAnalysis kReportAnalyses[] = {
      },
      JsonCrossRank, TextCrossRank, HtmlCrossRank},
     {"multi_rank_critical_path",
-     [](const std::vector<RankTrace>& traces, const InsightThresholds&, Report* report) {
+     [](const std::vector<RankTrace>& traces, const InsightThresholds& th, Report* report) {
        if (traces.size() < 2) return;
        std::vector<const RankTrace*> ptrs;
        for (const RankTrace& t : traces) ptrs.push_back(&t);
        report->multi_path = ComputeMultiRankCriticalPath(ptrs, report->config.classifier);
+       ApplyArrivalStragglers(ptrs, report->multi_path.matches, th.Get("straggler_pct"),
+                              &report->cross);
      },
      JsonMultiRankPath, TextMultiRankPath, HtmlMultiRankPath},
 };

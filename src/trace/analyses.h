@@ -20,7 +20,8 @@ class InsightThresholds;
 class JsonWriter;
 struct TextOptions;
 
-// An analysis of one rank. `compute` reads the rank's trace and the GpuView already in `out`.
+// An analysis of one rank. `compute` reads the rank's trace and the GpuView already in `out`
+// (nullptr for a result another row's compute fills, when both share an expensive input).
 struct RankAnalysis {
   std::string_view name;
   void (*compute)(const RankTrace& trace, const AnalysisConfig& config, RankReport* out);

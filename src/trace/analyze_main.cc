@@ -13,6 +13,7 @@
 #include "base/file_util.h"
 #include "base/strings.h"
 #include "trace/analysis/trace_diff.h"
+#include "trace/analysis/what_if.h"
 #include "trace/analyzer.h"
 #include "trace/reader/kineto_reader.h"
 #include "trace/report/html_report.h"
@@ -157,6 +158,14 @@ int RunAnalyze(const AnalyzeOptions& o, FILE* out, FILE* err) {
       std::fprintf(err, "vigil analyze: --kernel-patterns: %s\n", st.ToString().c_str());
       return 2;
     }
+  }
+  if (!o.what_if.empty()) {
+    auto specs = ParseWhatIfSpecs(o.what_if);
+    if (!specs.ok()) {
+      std::fprintf(err, "vigil analyze: --what-if: %s\n", specs.status().message().c_str());
+      return 2;
+    }
+    config.what_if = o.what_if;
   }
   auto traces = Load(o.input, o, err);
   if (!traces.ok()) {

@@ -27,6 +27,8 @@ struct AnalyzeOptions {
   bool quiet = false;                   // --quiet: no summary on stdout
   int threads = 0;                      // --threads (0: all cores)
   int progress = -1;  // --progress: 1 always (at once), 0 never, -1 on a terminal after 1 s
+  // --what-if: "attention=2x,gemm=1.5x" (analysis/what_if.h)
+  std::string what_if;
 };
 
 // Applies "name=value" to the thresholds (names as the insight rules declare them and

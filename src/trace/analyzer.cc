@@ -17,7 +17,9 @@ RankReport AnalyzeRank(const RankTrace& t, const AnalysisConfig& config) {
   r.rank = t.meta.rank;
   r.view = BuildGpuView(t, config);
   r.unit_ns = r.view.unit_ns;
-  for (const RankAnalysis& a : RankAnalyses()) a.compute(t, config, &r);
+  for (const RankAnalysis& a : RankAnalyses()) {
+    if (a.compute != nullptr) a.compute(t, config, &r);
+  }
   return r;
 }
 

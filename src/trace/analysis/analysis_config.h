@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "trace/analysis/kernel_classifier.h"
 
@@ -29,6 +30,8 @@ struct AnalysisConfig {
   // Launch-bound stretches: kernels up to this long whose launch arrived after the stream was free.
   int64_t short_kernel_ns = 10'000;
   KernelClassifier classifier = KernelClassifier::Default();
+  // What-if projections of kernel categories made faster, "attention=2x,gemm=1.5x" (what_if.h).
+  std::string what_if;
 };
 
 }  // namespace vigil::trace

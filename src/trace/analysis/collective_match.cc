@@ -267,4 +267,37 @@ CollectiveMatches MatchCollectives(const std::vector<const RankTrace*>& ranks,
   return out;
 }
 
+std::vector<RankArrivals> LastArrivals(const std::vector<const RankTrace*>& ranks,
+                                       const CollectiveMatches& matches) {
+  std::vector<RankArrivals> out(ranks.size());
+  for (const MatchedCollective& c : matches.collectives) {
+    int64_t last = INT64_MIN, second = INT64_MIN;
+    uint32_t last_rank = kNoIndex;
+    size_t n = 0;
+    for (const CollectiveMember& m : c.members) {
+      if (m.rank_index >= ranks.size() || !matches.aligned[m.rank_index]) continue;
+      ++n;
+      const int64_t a = ranks[m.rank_index]->events.ts[m.row] + matches.offset_ns[m.rank_index];
+      if (a > last) {
+        second = last;
+        last = a;
+        last_rank = m.rank_index;
+      } else if (a > second) {
+        second = a;
+      }
+    }
+    if (n < 2) continue;
+    for (const CollectiveMember& m : c.members) {
+      if (m.rank_index < ranks.size() && matches.aligned[m.rank_index]) {
+        ++out[m.rank_index].collectives;
+      }
+    }
+    if (last > second) {
+      ++out[last_rank].last;
+      out[last_rank].late_ns += last - second;
+    }
+  }
+  return out;
+}
+
 }  // namespace vigil::trace

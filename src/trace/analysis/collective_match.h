@@ -50,6 +50,17 @@ struct CollectiveMatches {
 CollectiveMatches MatchCollectives(const std::vector<const RankTrace*>& ranks,
                                    const KernelClassifier& classifier);
 
+// Per rank index, its arrivals (kernel starts, aligned clocks) at the collectives it shares with
+// other aligned ranks: how many, at how many it arrived last, and the sum over those of its
+// arrival - the second-last arrival (the time every other member waited for it alone).
+struct RankArrivals {
+  uint64_t collectives = 0;
+  uint64_t last = 0;
+  int64_t late_ns = 0;
+};
+std::vector<RankArrivals> LastArrivals(const std::vector<const RankTrace*>& ranks,
+                                       const CollectiveMatches& matches);
+
 // "ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)" -> "AllReduce"; other names up to '('.
 std::string KernelCollectiveKind(std::string_view kernel_name);
 

@@ -2,11 +2,6 @@
 #include "trace/analysis/critical_path.h"
 
 #include <algorithm>
-#include <map>
-#include <unordered_map>
-
-#include "trace/analysis/end_timeline.h"
-#include "trace/model/linker.h"
 
 namespace vigil::trace {
 
@@ -22,78 +17,96 @@ std::string CriticalPath::BoundBy() const {
   return best->first > 0 ? best->second : "none";
 }
 
-CriticalPath ComputeCriticalPath(const RankTrace& t, const KernelClassifier& classifier,
-                                 size_t max_nodes) {
-  const EventTable& e = t.events;
-  const Links& l = t.links;
+int64_t CriticalPath::Part(PathPart p) const {
+  switch (p) {
+    case PathPart::kGpuCompute:
+      return gpu_compute;
+    case PathPart::kGpuComm:
+      return gpu_comm;
+    case PathPart::kGpuMemory:
+      return gpu_memory;
+    case PathPart::kCpu:
+      return cpu;
+    case PathPart::kSync:
+      return sync;
+    case PathPart::kGap:
+      return gaps;
+  }
+  return 0;
+}
+
+std::vector<int64_t> MeasuredWeights(const PathGraph& g) {
+  std::vector<int64_t> w(g.in.size());
+  for (size_t k = 0; k < g.in.size(); ++k) w[k] = g.in[k].weight;
+  return w;
+}
+
+std::vector<int64_t> ReplayPathGraph(const PathGraph& g, const std::vector<int64_t>& weight,
+                                     const std::vector<int64_t>& slack) {
+  std::vector<int64_t> t(g.nodes());
+  for (uint32_t v : g.order) {
+    int64_t best = INT64_MIN;
+    for (uint32_t k = g.in_begin[v]; k < g.in_begin[v + 1]; ++k) {
+      best = std::max(best, t[g.in[k].from] + weight[k]);
+    }
+    t[v] = best == INT64_MIN ? g.time[v] : best + slack[v];
+  }
+  return t;
+}
+
+CriticalPath WalkCriticalPath(const PathGraph& g, const std::vector<int64_t>& time,
+                              const std::vector<int64_t>& weight, const std::vector<int64_t>& slack,
+                              std::vector<std::pair<uint32_t, uint32_t>>* edges_out) {
   CriticalPath out;
-  // Threads that launch GPU work, and the streams.
-  const RankTimelines lines(e, [](uint32_t) { return true; });
-  auto before = [&](uint32_t row, int64_t ts) { return lines.Before(row, ts); };
-  EndTimeline all_gpu = BuildEndTimeline(e, l.gpu);
-  // Start: the GPU event that ends last, else the CPU event that ends last.
-  uint32_t cur = all_gpu.rows.empty() ? kNoIndex : all_gpu.rows.back();
-  if (cur == kNoIndex) {
-    for (const EndTimeline& tl : lines.lines()) {
-      if (!tl.rows.empty() && (cur == kNoIndex || tl.end(tl.rows.size() - 1) > e.end(cur)))
-        cur = tl.rows.back();
-    }
+  out.sync_edges = g.sync_edges;
+  out.event_wait_edges = g.event_wait_edges;
+  if (g.nodes() == 0) return out;
+  // The sink: the latest node, the first in topological order among equals.
+  uint32_t v = g.order.front();
+  for (uint32_t u : g.order) {
+    if (time[u] > time[v]) v = u;
   }
-  if (cur == kNoIndex) return out;
-  out.end = e.end(cur);
-  int64_t frontier = out.end;  // [frontier, end] is attributed
-  std::vector<bool> visited(e.size(), false);
-  while (cur != kNoIndex && !visited[cur] && out.rows.size() < max_nodes) {
-    visited[cur] = true;
-    out.rows.push_back(cur);
-    int64_t top = std::min(frontier, e.end(cur));
-    out.gaps += frontier - top;
-    std::string_view name = t.strings.Get(e.name[cur]);
-    uint32_t next = kNoIndex;
-    if (IsGpuKind(e.kind[cur])) {
-      int64_t seg = std::max<int64_t>(0, top - e.ts[cur]);
-      switch (classifier.Classify(name, e.kind[cur])) {
-        case KernelClass::kComm:
-          out.gpu_comm += seg;
-          break;
-        case KernelClass::kMemory:
-          out.gpu_memory += seg;
-          break;
-        default:
-          out.gpu_compute += seg;
-          break;
+  out.end = time[v];
+  int64_t parts[kPathParts] = {};
+  auto add_event = [&](uint32_t node) {
+    if (out.events.empty() || out.events.back() != node / 2) out.events.push_back(node / 2);
+  };
+  for (;;) {
+    add_event(v);
+    uint32_t best = kNoIndex;
+    for (uint32_t k = g.in_begin[v]; k < g.in_begin[v + 1]; ++k) {
+      if (best == kNoIndex ||
+          time[g.in[k].from] + weight[k] > time[g.in[best].from] + weight[best]) {
+        best = k;
       }
-      frontier = std::min(top, e.ts[cur]);
-      uint32_t launch = l.launcher[cur];
-      uint32_t prev = before(cur, e.ts[cur]);
-      // CPU-bound when the launch call ended after the stream became free.
-      next =
-          launch != kNoIndex && (prev == kNoIndex || e.end(launch) >= e.end(prev)) ? launch : prev;
-    } else if ((e.kind[cur] == EventKind::kRuntime || e.kind[cur] == EventKind::kDriver) &&
-               IsSyncName(name)) {
-      // Blocked on the GPU: the GPU work that finished last before the call returned.
-      uint32_t g = all_gpu.Before(e.end(cur), kNoIndex);
-      int64_t released =
-          g != kNoIndex && e.end(g) > e.ts[cur] ? std::min(e.end(g), top) : e.ts[cur];
-      out.sync += std::max<int64_t>(0, top - released);
-      frontier = released;
-      if (g != kNoIndex && e.end(g) > e.ts[cur]) {
-        next = g;
-      } else {
-        out.sync += std::max<int64_t>(0, released - e.ts[cur]);
-        frontier = std::min(frontier, e.ts[cur]);
-        next = before(cur, e.ts[cur]);
-      }
-    } else {
-      out.cpu += std::max<int64_t>(0, top - e.ts[cur]);
-      frontier = std::min(top, e.ts[cur]);
-      next = before(cur, e.ts[cur]);
     }
-    cur = next;
+    if (edges_out != nullptr) edges_out->emplace_back(v, best);
+    if (best == kNoIndex) break;
+    parts[static_cast<int>(g.in[best].part)] += weight[best];
+    parts[static_cast<int>(PathPart::kGap)] += slack[v];
+    v = g.in[best].from;
   }
-  out.start = frontier;
-  std::reverse(out.rows.begin(), out.rows.end());
+  out.start = time[v];
+  std::reverse(out.events.begin(), out.events.end());
+  for (uint32_t ev : out.events) {
+    if (g.rank[ev] == 0) out.rows.push_back(g.row[ev]);
+  }
+  out.gpu_compute = parts[static_cast<int>(PathPart::kGpuCompute)];
+  out.gpu_comm = parts[static_cast<int>(PathPart::kGpuComm)];
+  out.gpu_memory = parts[static_cast<int>(PathPart::kGpuMemory)];
+  out.cpu = parts[static_cast<int>(PathPart::kCpu)];
+  out.sync = parts[static_cast<int>(PathPart::kSync)];
+  out.gaps = parts[static_cast<int>(PathPart::kGap)];
   return out;
+}
+
+CriticalPath CriticalPathOf(const PathGraph& g) {
+  const std::vector<int64_t> w = MeasuredWeights(g);
+  return WalkCriticalPath(g, g.time, w, g.slack);
+}
+
+CriticalPath ComputeCriticalPath(const RankTrace& trace, const KernelClassifier& classifier) {
+  return CriticalPathOf(BuildPathGraph(trace, classifier));
 }
 
 }  // namespace vigil::trace

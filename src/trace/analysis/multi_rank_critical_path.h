@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The critical path across ranks. Each rank's graph is the one the single-rank path walks (a
-// kernel waits for its launch call or the previous work on its stream, a CPU op or launch call for
-// the previous event on its thread, a synchronising call for the GPU work it blocked on); the
-// ranks are joined at their matched collectives (collective_match.h): a collective ends on every
-// rank only after the last rank arrived (its kernel started), so its end depends on that arrival.
-// Walking back from the event that ends last, each step follows the dependency that released the
-// current event last; at a collective whose last arrival was on another rank the walk crosses to
-// that rank. That is the longest path through the joined graph for the schedule the traces show.
-// The window is one ProfilerStep present on every rank (the slowest one, not the last unless it
-// is the only one), or the whole trace when there are no common steps. Times are in the first
-// rank's clock: every other rank is shifted by the offset collective_match.h computed.
+// The critical path across ranks: the longest path through the ranks' dependency graphs
+// (path_graph.h) joined at their matched collectives (collective_match.h): a collective ends on
+// every rank only after the last rank arrived (its kernel started), so each member's end depends
+// on every member's arrival. Walking back from the node that happens last, each step follows the
+// dependency that released it last; at a collective whose last arrival was on another rank the
+// path crosses to that rank. The window is one ProfilerStep present on every rank (the slowest
+// one, not the last unless it is the only one), or the whole trace when there are no common
+// steps. Times are in the first rank's clock: every other rank is shifted by the offset
+// collective_match.h computed; ranks whose offset is unknown are not joined.
 // Owner: trace. Pure function of linked RankTraces.
 #pragma once
 
@@ -19,6 +17,7 @@
 
 #include "trace/analysis/collective_match.h"
 #include "trace/analysis/kernel_classifier.h"
+#include "trace/analysis/what_if.h"
 #include "trace/model/trace_model.h"
 
 namespace vigil::trace {
@@ -62,6 +61,9 @@ struct MultiRankCriticalPath {
   std::vector<PathCrossing> crossings;  // in time order
   std::vector<PathSegment> segments;    // in time order
   CollectiveMatches matches;
+  // Projections on the joined graph: "comm_overlapped", "slowest_rank_at_median" and, when a
+  // rank arrived last at collectives, "last_arriver_at_median" (multi_rank_what_if.h).
+  std::vector<WhatIfResult> what_if;
   int64_t Length() const { return end - start; }
   int64_t Category(PathCategory c) const { return by_category[static_cast<int>(c)]; }
   std::string BoundBy() const;

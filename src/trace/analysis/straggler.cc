@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "trace/model/trace_model.h"
 #include "trace/results/report.h"
 
 namespace vigil::trace {
@@ -82,6 +83,36 @@ void ComputeCrossRank(const std::vector<RankReport>& ranks, CrossRank* out, doub
       init = true;
     }
     out->spread.push_back(sp);
+  }
+}
+
+void ApplyArrivalStragglers(const std::vector<const RankTrace*>& ranks,
+                            const CollectiveMatches& matches, double pct, CrossRank* out) {
+  const std::vector<RankArrivals> a = LastArrivals(ranks, matches);
+  std::vector<int64_t> spans;
+  for (const RankTrace* t : ranks) spans.push_back(t->links.last_end - t->links.first_ts);
+  const int64_t span = Median(spans);
+  std::vector<Straggler> found;
+  for (uint32_t r = 0; r < a.size(); ++r) {
+    if (a[r].late_ns <= 0) continue;
+    Straggler s;
+    s.rank = ranks[r]->meta.rank;
+    s.rank_index = r;
+    s.metric = "arrival";
+    s.excess_pct = span > 0 ? 100.0 * static_cast<double>(a[r].late_ns) / span : 0.0;
+    s.last_arrivals = a[r].last;
+    s.collectives = a[r].collectives;
+    s.late_ns = a[r].late_ns;
+    found.push_back(s);
+  }
+  if (found.empty()) return;
+  std::sort(found.begin(), found.end(), [](const Straggler& x, const Straggler& y) {
+    return x.late_ns != y.late_ns ? x.late_ns > y.late_ns : x.rank_index < y.rank_index;
+  });
+  // The ranks the others waited for beyond the threshold; the latest is always named.
+  out->stragglers.clear();
+  for (const Straggler& s : found) {
+    if (out->stragglers.empty() || s.excess_pct > pct) out->stragglers.push_back(s);
   }
 }
 

@@ -56,7 +56,7 @@ void RuleDataloaderBottleneck(const Report& report, const InsightThresholds& th,
       in.evidence.push_back(
           RowEvidence(r, "dataloader", rows[k], static_cast<double>(e.dur[rows[k]])));
     }
-    in.estimated_gain_pct = pct;
+    in.estimated_gain_pct = ProjectedGainPct(r, WhatIfChange::kGpuIdleRemoved);
     in.recommendation =
         "Raise DataLoader num_workers, set pin_memory=True and persistent_workers=True, prefetch "
         "(prefetch_factor), or move decoding/augmentation to the GPU.";

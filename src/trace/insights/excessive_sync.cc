@@ -43,7 +43,7 @@ void RuleExcessiveSync(const Report& report, const InsightThresholds& th,
       e.value = static_cast<double>(e.dur_ns);
       in.evidence.push_back(e);
     }
-    in.estimated_gain_pct = std::min(pct, 100.0);
+    in.estimated_gain_pct = ProjectedGainPct(r, WhatIfChange::kGpuIdleRemoved);
     in.recommendation =
         "Avoid .item(), .cpu(), print(tensor) and torch.cuda.synchronize() inside the step; keep "
         "metrics on the GPU and read them every N steps; use non_blocking copies.";

@@ -33,7 +33,7 @@ void RuleExposedCommunication(const Report& report, const InsightThresholds& th,
       }
       if (in.evidence.size() >= 3) break;
     }
-    in.estimated_gain_pct = pct;
+    in.estimated_gain_pct = ProjectedGainPct(r, WhatIfChange::kCommOverlapped);
     in.recommendation =
         "Overlap communication with computation: DDP bucket tuning (bucket_cap_mb), FSDP "
         "forward/backward prefetch, async tensor parallel; check for stragglers making others "

@@ -37,7 +37,7 @@ void RuleLaunchBound(const Report& report, const InsightThresholds& th, std::vec
       e.value = static_cast<double>(s.kernels);
       in.evidence.push_back(e);
     }
-    in.estimated_gain_pct = std::min(wait_pct, 100.0);
+    in.estimated_gain_pct = ProjectedGainPct(r, WhatIfChange::kGpuIdleRemoved);
     in.recommendation =
         "Capture the step in CUDA/HIP graphs (torch.cuda.graphs, torch.compile mode="
         "\"reduce-overhead\"), fuse small kernels (torch.compile), or raise the batch size.";

@@ -59,7 +59,7 @@ void RuleLowGpuUtilization(const Report& report, const InsightThresholds& th,
       e.value = static_cast<double>(e.dur_ns);
       in.evidence.push_back(e);
     }
-    in.estimated_gain_pct = th.Get("low_utilization_busy_pct") - busy;
+    in.estimated_gain_pct = ProjectedGainPct(r, WhatIfChange::kGpuIdleRemoved);
     in.recommendation =
         r.idle.host_wait >= r.idle.other
             ? "The CPU does not feed the GPU fast enough: see launch_bound, excessive_sync and "

@@ -26,8 +26,7 @@ void RulePageableMemcpy(const Report& report, const InsightThresholds& th,
       in.evidence.push_back(
           RowEvidence(r, "memcpy", row, static_cast<double>(r.trace->events.bytes[row])));
     }
-    in.estimated_gain_pct =
-        Pct(static_cast<double>(m.pageable_ns) / 2, static_cast<double>(SpanNs(r)));
+    in.estimated_gain_pct = ProjectedGainPct(r, WhatIfChange::kPageableCopiesPinned);
     in.recommendation =
         "Pin host buffers (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
         "non_blocking=True.";

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/insights/projected_gain.h"
 #include "trace/insights/rules.h"
 #include "trace/results/insight.h"
 #include "trace/results/report.h"

@@ -68,6 +68,10 @@ struct OpArgs {
   int64_t seq = -1;            // "Seq" of collectives
   uint32_t process_group = 0;  // "Process Group Name"
   double memory_bw_gbps = -1;  // "memory bandwidth (GB/s)" of memcpy/memset rows, -1 if absent
+  // cuda_sync "Event Sync" / "Stream Wait Event" rows: the stream and the cudaEventRecord call
+  // (its correlation) whose work the wait is on, -1 if absent.
+  int64_t wait_on_stream = -1;
+  int64_t wait_on_record_corr = -1;
 };
 
 // Complete ("X") events, one column per field. Most columns are stored packed

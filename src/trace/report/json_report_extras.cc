@@ -190,6 +190,10 @@ void JsonCrossRank(const Report& report, JsonWriter* w) {
   w->Key("stragglers").BeginArray();
   for (const Straggler& s : c.stragglers) {
     w->BeginObject().Field("rank", s.rank).Field("metric", s.metric);
+    if (s.metric == "arrival") {
+      w->Field("last_arrivals", s.last_arrivals).Field("collectives", s.collectives);
+      w->FieldMicros("late_us", s.late_ns);
+    }
     w->Field("excess_pct", s.excess_pct).EndObject();
   }
   w->EndArray();

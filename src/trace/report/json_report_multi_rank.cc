@@ -4,6 +4,7 @@
 
 #include "trace/report/json_report.h"
 #include "trace/report/json_sections.h"
+#include "trace/report/what_if_report.h"
 
 namespace vigil::trace {
 namespace {
@@ -87,6 +88,7 @@ void JsonMultiRankPath(const Report& report, JsonWriter* w) {
     w->FieldMicros("ts_us", s.start).FieldMicros("dur_us", s.end - s.start).EndObject();
   }
   w->EndArray();
+  WriteMultiRankWhatIf(report, w);
   w->EndObject();
 }
 

@@ -7,6 +7,7 @@
 
 #include "trace/analyses.h"
 #include "trace/report/text_sections.h"
+#include "trace/report/what_if_report.h"
 
 namespace vigil::trace {
 namespace {
@@ -173,6 +174,7 @@ void TextMultiRankPath(const Report& report, const TextOptions&, std::string* ou
         p.matches.collectives[worst->collective].Label(), FormatDuration(worst->wait_ns),
         report.ranks[worst->waiting_rank_index].rank);
   }
+  AppendMultiRankWhatIfText(report, out);
   if (!p.note.empty()) *out += "  note: " + p.note + "\n";
   *out += "\n";
 }

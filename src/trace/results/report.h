@@ -29,6 +29,7 @@
 #include "trace/analysis/sync_points.h"
 #include "trace/analysis/temporal_breakdown.h"
 #include "trace/analysis/user_annotations.h"
+#include "trace/analysis/what_if.h"
 #include "trace/model/trace_model.h"
 #include "trace/results/insight.h"
 
@@ -63,6 +64,7 @@ struct RankReport {
   Efficiency efficiency;
   QueueLengthSummary queue_length;
   MemoryBandwidthSummary memory_bw;
+  WhatIfReport what_if;  // projections on the critical path (computed with it)
 };
 
 struct Report {
