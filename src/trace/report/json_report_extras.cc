@@ -3,6 +3,7 @@
 // insights.
 #include <algorithm>
 
+#include "trace/model/data_problems.h"
 #include "trace/report/json_report.h"
 
 namespace vigil::trace {
@@ -42,6 +43,17 @@ void WriteDataQuality(const DataQuality& q, JsonWriter* w) {
   w->EndObject();
 }
 
+void WriteDataProblems(const RankTrace& t, JsonWriter* w) {
+  w->BeginArray();
+  for (const DataProblem& p : FindDataProblems(t)) {
+    w->BeginObject().Field("id", p.id).Field("detail", p.detail);
+    w->Key("affects").BeginArray();
+    for (std::string_view a : p.affects) w->String(a);
+    w->EndArray().EndObject();
+  }
+  w->EndArray();
+}
+
 void WriteRankExtras(const RankReport& r, JsonWriter* w) {
   const RankTrace& t = *r.trace;
   const RankExtras& x = r.extras;
@@ -72,9 +84,16 @@ void WriteRankExtras(const RankReport& r, JsonWriter* w) {
     w->Key(cause).BeginObject().Field("count", c.count).FieldMicros("dur_us", c.dur_ns).EndObject();
   }
   w->EndObject();
+  w->Key("by_kind").BeginObject();
+  for (const auto& [kind, c] : x.syncs.by_kind) {
+    w->Key(kind).BeginObject().Field("count", c.count).FieldMicros("dur_us", c.dur_ns).EndObject();
+  }
+  w->EndObject();
   w->Key("longest").BeginArray();
   for (const SyncPoint& p : x.syncs.longest) {
     w->BeginObject().Field("api", RowName(t, p.row)).Field("cause", RowName(t, p.cause_row));
+    w->Field("kind", BlockKindName(p.kind));
+    w->Field("cause_hint", SyncCauseHint(RowName(t, p.cause_row)));
     w->FieldMicros("ts_us", t.events.ts[p.row]).FieldMicros("dur_us", t.events.dur[p.row]);
     w->EndObject();
   }
