@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "trace/model/data_problems.h"
 #include "trace/report/text_report.h"
 
 namespace vigil::trace {
@@ -127,7 +128,7 @@ void RenderRank(const RankReport& r, std::string* h) {
     double pct = busy > 0 ? 100.0 * k.sum / busy : 0;
     *h += fmt::format(
         R"(<tr><td><code>{}</code></td><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td><svg width="120" height="10"><rect width="{:.1f}" height="10" fill="#2e7d32"/></svg> {:.1f}%</td></tr>)",
-        HtmlEscape(t.strings.Get(k.name).substr(0, 160)), KernelClassName(k.cls), k.count,
+        HtmlEscape(t.strings.Get(k.name)), KernelClassName(k.cls), k.count,
         FormatDuration(k.sum * u), FormatDuration(static_cast<int64_t>(k.mean * u)), 1.2 * pct,
         pct);
   }
@@ -200,8 +201,8 @@ std::string RenderHtmlReport(const Report& report) {
         h += fmt::format(
             "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td class=num>{:.3f}</td><td "
             "class=num>{}</td></tr>",
-            HtmlEscape(e.what), HtmlEscape(e.name.substr(0, 160)), e.rank,
-            static_cast<double>(e.ts_ns) / 1000.0, FormatDuration(e.dur_ns));
+            HtmlEscape(e.what), HtmlEscape(e.name), e.rank, static_cast<double>(e.ts_ns) / 1000.0,
+            FormatDuration(e.dur_ns));
       }
       h += "</table>";
     }
@@ -230,6 +231,10 @@ std::string RenderHtmlReport(const Report& report) {
         r.rank, q.events_total,
         q.truncated ? ", <b>truncated</b> (" + HtmlEscape(q.truncation_detail) + ")" : "",
         q.gpu_without_launch, q.overlapping_kernels_same_stream);
+    for (const DataProblem& p : FindDataProblems(*r.trace)) {
+      h += fmt::format("<li>rank {}: <b>{}</b>: {}; invalidates {}</li>", r.rank, p.id,
+                       HtmlEscape(p.detail), HtmlEscape(JoinAffected(p.affects)));
+    }
   }
   h += "</ul></body></html>\n";
   return h;

@@ -148,6 +148,8 @@ void WriteRank(const RankReport& r, JsonWriter* w) {
   WriteCounters(r, w);
   w->Key("data_quality");
   WriteDataQuality(t.quality, w);
+  w->Key("data_problems");
+  WriteDataProblems(t, w);
   w->EndObject();
 }
 

@@ -19,6 +19,8 @@ std::string RenderJsonReport(const Report& report, bool pretty = true);
 // Parts shared with json_report_extras.cc.
 void WriteRankExtras(const RankReport& rank, JsonWriter* w);
 void WriteDataQuality(const DataQuality& q, JsonWriter* w);
+// [{"id", "detail", "affects": [...]}] for model/data_problems.h's problems of the rank.
+void WriteDataProblems(const RankTrace& t, JsonWriter* w);
 void WriteInsights(const Report& report, JsonWriter* w);
 void WriteCrossRank(const CrossRank& cross, JsonWriter* w);
 void WriteCounters(const RankReport& rank, JsonWriter* w);             // json_report_counters.cc

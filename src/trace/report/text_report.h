@@ -23,4 +23,8 @@ std::string RenderTextSummary(const Report& report, const TextOptions& options =
 // "12.35 ms", "830.00 us", "1.20 s".
 std::string FormatDuration(int64_t ns);
 
+// The text of the "Data quality:" section: "ok", or per rank each problem (model/data_problems.h)
+// with the analyses it invalidates.
+std::string RenderDataProblems(const Report& report);
+
 }  // namespace vigil::trace
