@@ -5,22 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "trace/model/data_problems.h"
+#include "trace/report/display_names.h"
+
 namespace vigil::trace {
 namespace {
 
-std::string Shorten(std::string_view name, size_t max) {
-  // Drop argument lists and templates: "void at::native::foo<...>(...)" -> "at::native::foo".
-  std::string s(name);
-  if (s.rfind("void ", 0) == 0) s = s.substr(5);
-  size_t paren = s.find('(');
-  if (paren != std::string::npos && paren > 0) s = s.substr(0, paren);
-  size_t angle = s.find('<');
-  if (angle != std::string::npos && angle > 0) s = s.substr(0, angle) + "<>";
-  if (s.size() > max) s = s.substr(0, max - 3) + "...";
-  return s;
-}
-
-void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
+void RenderRank(const RankReport& r, const TextOptions& opt, DisplayNames* names,
+                std::string* out) {
   const RankTrace& t = *r.trace;
   const int64_t u = r.unit_ns;
   const TemporalBreakdown& tb = r.temporal;
@@ -28,7 +20,12 @@ void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
   *out +=
       fmt::format("Rank {}{}{} · {} steps{} · {}\n", r.rank, device.empty() ? "" : " · ", device,
                   t.links.steps.size(), r.view.steps_dropped ? " (last dropped)" : "", t.path);
-  if (!tb.valid) {
+  if (!tb.valid && t.quality.launches > 0) {
+    *out += fmt::format(
+        "  no GPU events captured ({} launches: GPU activity missing, see Data "
+        "quality)\n",
+        t.quality.launches);
+  } else if (!tb.valid) {
     *out += "  no GPU work in this trace (CPU only)\n";
   } else {
     *out += fmt::format(
@@ -48,7 +45,7 @@ void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
       const KernelStat& k = r.kernels.kernels[i];
       *out += fmt::format("    {:>5.1f}%  {:>10}  x{:<6} {:<5} {}\n",
                           busy > 0 ? 100.0 * k.sum / busy : 0.0, FormatDuration(k.sum * u), k.count,
-                          KernelClassName(k.cls).substr(0, 4), Shorten(t.strings.Get(k.name), 70));
+                          KernelClassName(k.cls).substr(0, 4), names->Get(t.strings.Get(k.name)));
     }
   }
   const LaunchStats& l = r.launch;
@@ -150,8 +147,20 @@ std::string FormatDuration(int64_t ns) {
   return fmt::format("{}{} ns", sign, static_cast<int64_t>(a));
 }
 
+std::string RenderDataProblems(const Report& report) {
+  std::string quality;
+  for (const RankReport& r : report.ranks) {
+    for (const DataProblem& p : FindDataProblems(*r.trace)) {
+      quality += fmt::format("  rank {}: {}: {}\n", r.rank, p.id, p.detail);
+      if (!p.affects.empty()) quality += "      invalidates: " + JoinAffected(p.affects) + "\n";
+    }
+  }
+  return quality.empty() ? std::string("ok\n") : "\n" + quality;
+}
+
 std::string RenderTextSummary(const Report& report, const TextOptions& opt) {
   std::string out;
+  DisplayNames names(70);  // one for the whole summary: no two names read the same
   uint64_t bytes = 0;
   for (const RankReport& r : report.ranks) bytes += r.trace->quality.bytes_read;
   out += fmt::format(
@@ -159,7 +168,7 @@ std::string RenderTextSummary(const Report& report, const TextOptions& opt) {
       static_cast<double>(bytes) / 1e6,
       report.config.hta_compat ? " [--hta-compat: HTA's step dropping and rounding]" : "");
   for (size_t i = 0; i < report.ranks.size() && i < opt.max_ranks; ++i) {
-    RenderRank(report.ranks[i], opt, &out);
+    RenderRank(report.ranks[i], opt, &names, &out);
     out += "\n";
   }
   if (report.ranks.size() > 1) {
@@ -183,31 +192,13 @@ std::string RenderTextSummary(const Report& report, const TextOptions& opt) {
       out += "      " + in.detail + "\n";
       for (size_t k = 0; k < std::min<size_t>(2, in.evidence.size()); ++k) {
         const Evidence& e = in.evidence[k];
-        out += fmt::format("      evidence: {} {} at {} us ({})\n", e.what, Shorten(e.name, 60),
+        out += fmt::format("      evidence: {} {} at {} us ({})\n", e.what, names.Get(e.name),
                            e.ts_ns / 1000, FormatDuration(e.dur_ns));
       }
       out += "      fix: " + in.recommendation + "\n";
     }
   }
-  std::string quality;
-  for (const RankReport& r : report.ranks) {
-    const DataQuality& q = r.trace->quality;
-    if (q.truncated) {
-      quality += fmt::format("  rank {}: TRUNCATED ({}); analysed the {} events read\n", r.rank,
-                             q.truncation_detail, q.events_total);
-    }
-    if (q.gpu_without_launch + q.negative_durations + q.events_unparsable > 0) {
-      quality += fmt::format(
-          "  rank {}: {} GPU events without launch, {} negative durations, {} "
-          "unparsable events\n",
-          r.rank, q.gpu_without_launch, q.negative_durations, q.events_unparsable);
-    }
-    if (!q.unknown_categories.empty()) {
-      quality +=
-          fmt::format("  rank {}: {} unknown categories\n", r.rank, q.unknown_categories.size());
-    }
-  }
-  out += "\nData quality: " + (quality.empty() ? std::string("ok\n") : "\n" + quality);
+  out += "\nData quality: " + RenderDataProblems(report);
   return out;
 }
 
