@@ -13,6 +13,7 @@ void ComputeRankExtras(const RankTrace& t, const GpuView& view, const AnalysisCo
   out->memory = AnalyzeMemoryTimeline(t);
   out->critical_path = ComputeCriticalPath(t, config.classifier);
   out->efficiency = AnalyzeEfficiency(t, view);
+  out->workload = DetectWorkload(t);
   if (config.hta_compat) {
     HtaRows rows = BuildHtaRows(t);
     out->queue_length = ComputeQueueLength(t, &rows);

@@ -19,6 +19,7 @@
 #include "trace/analysis/straggler.h"
 #include "trace/analysis/sync_points.h"
 #include "trace/analysis/user_annotations.h"
+#include "trace/analysis/workload.h"
 #include "trace/model/trace_model.h"
 
 namespace vigil::trace {
@@ -34,6 +35,7 @@ struct RankExtras {
   Efficiency efficiency;
   QueueLengthSummary queue_length;
   MemoryBandwidthSummary memory_bw;
+  Workload workload;  // training or inference, parallelism, graphs, GPU features
 };
 
 void ComputeRankExtras(const RankTrace& trace, const GpuView& view, const AnalysisConfig& config,
