@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trace/analysis/workload.h"
 
+#include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
@@ -111,7 +112,15 @@ GpuFeatures DetectGpuFeatures(const RankTrace& t) {
   // read.
   if (d.compute_major > 0 && t.meta.runtime_family != "hip") {
     f.known = true;
-    f.architecture = fmt::format("sm_{}{}", d.compute_major, std::max(d.compute_minor, 0));
+    const int cc = d.compute_major * 10 + std::max(d.compute_minor, 0);
+    const char* family = cc >= 100  ? "blackwell"
+                         : cc >= 90 ? "hopper"
+                         : cc == 89 ? "ada"
+                         : cc >= 80 ? "ampere"
+                         : cc >= 75 ? "turing"
+                         : cc >= 70 ? "volta"
+                                    : "pre-volta";
+    f.architecture = fmt::format("{} (sm_{})", family, cc);
     f.tensor_cores = d.compute_major >= 7;
     f.tf32 = d.compute_major >= 8;
     f.bf16 = d.compute_major >= 8;
@@ -150,7 +159,9 @@ Workload DetectWorkload(const RankTrace& t) {
   } else {
     w.reason = "no CPU operators recorded";
   }
-  if (tp > 0 && (w.kind == WorkloadKind::kInference || dp == 0)) {
+  // Inference over several ranks is tensor parallel in vLLM and SGLang's usual layout.
+  const bool inference_ranks = w.kind == WorkloadKind::kInference && t.meta.world_size > 1;
+  if ((tp > 0 && (w.kind == WorkloadKind::kInference || dp == 0)) || (inference_ranks && dp == 0)) {
     w.parallelism = Parallelism::kTensorParallel;
   } else if (dp > 0) {
     w.parallelism = Parallelism::kDataParallel;

@@ -99,6 +99,18 @@ void WriteRankExtras(const RankReport& r, JsonWriter* w) {
   }
   w->EndArray();
   w->EndObject();
+  const Workload& wl = x.workload;
+  w->Key("workload").BeginObject().Field("kind", WorkloadKindName(wl.kind));
+  w->Field("reason", wl.reason).Field("parallelism", ParallelismName(wl.parallelism));
+  w->Field("graph_launches", wl.graph_launches).Field("graph_kernel_share", wl.graph_kernel_share);
+  w->Key("gpu")
+      .BeginObject()
+      .Field("known", wl.gpu.known)
+      .Field("architecture", wl.gpu.architecture);
+  w->Field("tensor_cores", wl.gpu.tensor_cores)
+      .Field("tf32", wl.gpu.tf32)
+      .Field("bf16", wl.gpu.bf16);
+  w->EndObject().EndObject();
   w->Key("launch_bound").BeginObject();
   w->Field("kernels", x.launch_bound.kernels).Field("short_kernels", x.launch_bound.short_kernels);
   w->FieldMicros("short_kernel_us", x.launch_bound.short_kernel_time * u);
