@@ -33,9 +33,13 @@ struct Loaded {
   Report report;
 };
 
-std::unique_ptr<Loaded> Load(const std::string& rel, bool hta_compat = false) {
+// `any_file`: a file of the set that may not be a Kineto trace (TraceLens's
+// execution_details.json) is skipped rather than failed.
+std::unique_ptr<Loaded> Load(const std::string& rel, bool hta_compat = false,
+                             bool any_file = false) {
   auto out = std::make_unique<Loaded>();
   auto t = ReadTraces((SharedTraces() / rel).string());
+  if (!t.ok() && any_file) return nullptr;
   EXPECT_TRUE(t.ok()) << rel << ": " << t.status().ToString();
   if (!t.ok()) return nullptr;
   out->traces = std::move(*t);
@@ -158,7 +162,7 @@ TEST(PropertiesOnEveryTrace, SyncsNamesAndHtaKernelTypes) {
   size_t anonymous = 0, cutlass = 0, hta = 0;
   for (const std::string& rel : EveryTrace()) {
     SCOPED_TRACE(rel);
-    auto a = Load(rel);
+    auto a = Load(rel, /*hta_compat=*/false, /*any_file=*/true);
     if (!a) continue;
     for (size_t r = 0; r < a->traces.size(); ++r) {
       CheckSyncs(a->traces[r], a->report.ranks[r].extras.syncs);
