@@ -88,6 +88,9 @@ constexpr RankAnalysis kRankAnalyses[] = {
     {"syncs",
      [](const RankTrace& t, const Config&, RankReport* r) { r->syncs = AnalyzeSyncPoints(t); },
      JsonSyncs, nullptr, nullptr, 0, 0},
+    {"workload",
+     [](const RankTrace& t, const Config&, RankReport* r) { r->workload = DetectWorkload(t); },
+     JsonWorkload, nullptr, nullptr, 0, 0},
     {"launch_bound",
      [](const RankTrace&, const Config& c, RankReport* r) {
        r->launch_bound = AnalyzeLaunchBound(r->view, c.short_kernel_ns / r->unit_ns);

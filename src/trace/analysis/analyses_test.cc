@@ -126,9 +126,30 @@ TEST(SyncPointsTest, NameTheOperatorThatCausedTheSync) {
   b.Launch("cudaStreamSynchronize", 10, 80, 2);
   auto a = testing::AnalyseRanks({b});
   const SyncAnalysis& s = a->rank().syncs;
-  EXPECT_EQ(s.count, 1u);
-  EXPECT_EQ(s.total_ns, 80'000);
-  EXPECT_EQ(s.by_cause.count("aten::item"), 1u);
+  // The copy to pageable memory blocks too, and both name .item() as their cause.
+  EXPECT_EQ(s.count, 2u);
+  EXPECT_EQ(s.total_ns, 85'000);
+  ASSERT_EQ(s.by_cause.count("aten::item"), 1u);
+  EXPECT_EQ(s.by_cause.at("aten::item").count, 2u);
+  EXPECT_EQ(s.by_kind.at("pageable_copy").dur_ns, 5'000);
+  EXPECT_EQ(s.by_kind.at("explicit_sync").dur_ns, 80'000);
+  EXPECT_FALSE(SyncCauseHint("aten::item").empty());
+}
+
+TEST(SyncPointsTest, WaitsOnTheGpuAndPinnedCopiesAreNotSyncs) {
+  TraceBuilder b;
+  b.Cpu("cpu_op", "aten::copy_", 0, 100);
+  b.Launch("cudaMemcpyAsync", 2, 5, 1).Gpu("gpu_memcpy", "Memcpy HtoD (Pinned -> Device)", 8, 1, 1);
+  b.Launch("cudaStreamWaitEvent", 10, 3, 2);
+  b.Launch("cudaEventQuery", 20, 1, 3);
+  b.Cpu("cpu_op", "aten::empty", 200, 100);
+  b.Launch("cudaMalloc", 210, 50, 4);
+  auto a = testing::AnalyseRanks({b});
+  const SyncAnalysis& s = a->rank().syncs;
+  EXPECT_EQ(s.count, 1u);  // only the allocation
+  EXPECT_EQ(s.by_api.count("cudaStreamWaitEvent"), 0u);
+  EXPECT_EQ(s.by_kind.at("allocation").count, 1u);
+  EXPECT_EQ(s.by_cause.count("aten::empty"), 1u);
 }
 
 TEST(KernelSequencesTest, RepeatedPairIsAFusionCandidate) {

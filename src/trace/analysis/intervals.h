@@ -35,6 +35,14 @@ inline int64_t TotalLength(const std::vector<Span>& merged) {
   return sum;
 }
 
+// The time the spans cover: TotalLength without the spans that end before they start (see
+// SweepMasks), so it is never negative.
+inline int64_t CoveredLength(const std::vector<Span>& merged) {
+  int64_t sum = 0;
+  for (const Span& s : merged) sum += std::max<int64_t>(0, s.second - s.first);
+  return sum;
+}
+
 // The union of spans, merged as they are added: no copy and no sort when they come sorted by
 // start (GpuView rows do, and so do subsets of them); out-of-order input is still right and pays
 // one MergeSpans at the end.
@@ -65,11 +73,39 @@ class SpanUnion {
 // Time covered by each mask of classes: `*classes[c]` are the merged spans of class c (bit 1<<c).
 // Returns a vector indexed by mask (size 1 << classes). A k-way walk over the span boundaries:
 // no copy of them, since the merged lists are each sorted and disjoint.
+//
+// A span may end before it starts: HTA rounds a sub-microsecond event's start up and its end down.
+// HTA sweeps all boundaries in time order and counts only where the running sum of the classes'
+// bits is positive, so such a span adds nothing and never yields a negative time; the sweep does
+// the same, on a sorted copy of the boundaries (only traces rounded for --hta-compat have them).
 inline std::vector<int64_t> SweepMasks(std::initializer_list<const std::vector<Span>*> classes) {
   const std::vector<const std::vector<Span>*> lists(classes);
   auto merged = [&](size_t c) -> const std::vector<Span>& { return *lists[c]; };
   const size_t n = lists.size();
   std::vector<int64_t> out(size_t{1} << n, 0);
+  bool inverted = false;
+  for (const std::vector<Span>* l : lists) {
+    for (const Span& s : *l) inverted = inverted || s.second < s.first;
+  }
+  if (inverted) {
+    std::vector<std::pair<int64_t, int>> bounds;  // (time, +bit at a start, -bit at an end)
+    for (size_t c = 0; c < n; ++c) {
+      for (const Span& s : merged(c)) {
+        bounds.emplace_back(s.first, 1 << c);
+        bounds.emplace_back(s.second, -(1 << c));
+      }
+    }
+    std::sort(bounds.begin(), bounds.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    int sum = 0;
+    for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+      sum += bounds[k].second;
+      if (sum > 0 && static_cast<size_t>(sum) < out.size()) {
+        out[static_cast<size_t>(sum)] += bounds[k + 1].first - bounds[k].first;
+      }
+    }
+    return out;
+  }
   // Boundary b of class c: start of span b/2 when b is even, its end when odd.
   std::vector<size_t> next(n, 0);
   auto time_of = [&](size_t c) {

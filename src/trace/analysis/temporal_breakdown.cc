@@ -35,13 +35,24 @@ TemporalBreakdown ComputeTemporalBreakdown(const GpuView& v, const std::vector<s
     if ((m & 1) == 0 && (m & 2) != 0) exposed_comm += masks[m];    // comm, no compute
     if ((m & 1) == 0 && (m & 4) != 0) exposed_memory += masks[m];  // memory, no compute
   }
+  // Spans that end before they start (HTA's rounding, see SweepMasks) count nothing in the sweep
+  // but HTA's busy time merges all spans and sums their lengths, negative ones included.
+  auto inverted = [](const std::vector<Span>& l) {
+    return std::any_of(l.begin(), l.end(), [](const Span& s) { return s.second < s.first; });
+  };
+  if (inverted(comp) || inverted(comm) || inverted(mem) || inverted(other)) {
+    std::vector<Span> all = comp;
+    for (const std::vector<Span>* l : {&comm, &mem, &other})
+      all.insert(all.end(), l->begin(), l->end());
+    busy = TotalLength(MergeSpans(std::move(all)));
+  }
   r.valid = true;
   r.kernel_time = last - first;
   r.idle = r.kernel_time - busy;
   r.compute = TotalLength(comp);
   r.non_compute = r.kernel_time - r.compute - r.idle;
   r.comm = TotalLength(comm);
-  r.memory = TotalLength(mem);
+  r.memory = CoveredLength(mem);
   r.exposed_comm = exposed_comm;
   r.exposed_memory = exposed_memory;
   return r;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // excessive_sync: the CPU blocks on the GPU too often (cudaDeviceSynchronize,
-// cudaStreamSynchronize, .item(), .cpu(), blocking copies). Fires when synchronising calls take
+// cudaStreamSynchronize, .item(), .cpu(), blocking and pageable copies, allocations: the calls
+// model/host_blocking.h says block the host, never a GPU-side wait such as cudaStreamWaitEvent).
+// Fires when synchronising calls take
 // more than `excessive_sync_pct` of the span or exceed `excessive_sync_count_per_step` in a step.
 #include <algorithm>
 
@@ -30,7 +32,8 @@ void RuleExcessiveSync(const Report& report, const InsightThresholds& th,
     for (const auto& [cause, c] : s.by_cause) by.emplace_back(c.dur_ns, cause);
     std::sort(by.rbegin(), by.rend());
     for (size_t k = 0; k < std::min<size_t>(3, by.size()); ++k) {
-      causes += (k ? ", " : "") + by[k].second;
+      const std::string_view hint = SyncCauseHint(by[k].second);
+      causes += (k ? ", " : "") + by[k].second + (hint.empty() ? "" : " = " + std::string(hint));
     }
     in.detail = "Blocked " + FormatMs(s.total_ns) + " in synchronising calls, mostly from " +
                 causes + "; up to " + std::to_string(s.max_per_step) + " per step.";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // exposed_communication: collective time not hidden behind computation. Fires when exposed
-// communication exceeds `exposed_comm_pct` of the GPU span.
+// communication exceeds `exposed_comm_pct` of the GPU span. The advice follows the workload:
+// DDP/FSDP overlap for data-parallel training, tensor-parallel remedies for inference or TP.
 #include <algorithm>
 
 #include "trace/insights/rule_helpers.h"
@@ -34,10 +35,24 @@ void RuleExposedCommunication(const Report& report, const InsightThresholds& th,
       if (in.evidence.size() >= 3) break;
     }
     in.estimated_gain_pct = ProjectedGainPct(r, WhatIfChange::kCommOverlapped);
-    in.recommendation =
-        "Overlap communication with computation: DDP bucket tuning (bucket_cap_mb), FSDP "
-        "forward/backward prefetch, async tensor parallel; check for stragglers making others "
-        "wait.";
+    const Workload& w = r.workload;
+    if (w.parallelism == Parallelism::kTensorParallel || w.kind == WorkloadKind::kInference) {
+      in.recommendation =
+          "Tensor-parallel collectives sit between the layers of every forward pass: use a "
+          "fused/custom all-reduce (vLLM custom all-reduce, NCCL symmetric memory), overlap it "
+          "with computation (async tensor parallel, sequence parallelism), or use fewer "
+          "tensor-parallel ranks per replica; check for stragglers making others wait.";
+    } else if (w.kind == WorkloadKind::kTraining) {
+      in.recommendation =
+          "Overlap communication with computation: DDP bucket tuning (bucket_cap_mb), FSDP "
+          "forward/backward prefetch, async tensor parallel; check for stragglers making others "
+          "wait.";
+    } else {
+      in.recommendation =
+          "Overlap communication with computation (run collectives on their own stream while "
+          "independent work proceeds, larger fused buckets); check for stragglers making others "
+          "wait.";
+    }
     out->push_back(std::move(in));
   }
 }

@@ -2,7 +2,8 @@
 // launch_bound: kernels are shorter than the CPU time to launch them and the GPU waits for each
 // launch. Fires when the share of such short kernels exceeds `launch_bound_short_pct` and there
 // are launch-bound stretches (or host-wait idle is a tenth of the span). Covers CUDA, driver, HIP
-// and graph launches.
+// and graph launches. Where the trace already launches CUDA/HIP graphs the advice is about the
+// work left outside them, not to start using graphs.
 #include <algorithm>
 
 #include "trace/insights/rule_helpers.h"
@@ -38,9 +39,26 @@ void RuleLaunchBound(const Report& report, const InsightThresholds& th, std::vec
       in.evidence.push_back(e);
     }
     in.estimated_gain_pct = ProjectedGainPct(r, WhatIfChange::kGpuIdleRemoved);
-    in.recommendation =
-        "Capture the step in CUDA/HIP graphs (torch.cuda.graphs, torch.compile mode="
-        "\"reduce-overhead\"), fuse small kernels (torch.compile), or raise the batch size.";
+    const Workload& w = r.workload;
+    const std::string batch = w.kind == WorkloadKind::kInference
+                                  ? "batch more requests or tokens per forward pass"
+                                  : "raise the batch size";
+    if (w.graph_launches > 0) {
+      in.detail += " The trace already launches " + std::to_string(w.graph_launches) +
+                   " graphs, which ran " +
+                   std::to_string(static_cast<int>(100 * w.graph_kernel_share)) +
+                   "% of its GPU work.";
+      in.recommendation =
+          "Graphs are in use: bring the kernels still launched one by one into the captured "
+          "region (e.g. full-graph instead of piecewise capture, capture the sampler and "
+          "pre/post-processing), fuse the small kernels (torch.compile), or " +
+          batch + ".";
+    } else {
+      in.recommendation =
+          "Capture the step in CUDA/HIP graphs (torch.cuda.graphs, torch.compile mode="
+          "\"reduce-overhead\"), fuse small kernels (torch.compile), or " +
+          batch + ".";
+    }
     out->push_back(std::move(in));
   }
 }

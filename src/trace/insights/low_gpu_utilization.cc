@@ -60,10 +60,18 @@ void RuleLowGpuUtilization(const Report& report, const InsightThresholds& th,
       in.evidence.push_back(e);
     }
     in.estimated_gain_pct = ProjectedGainPct(r, WhatIfChange::kGpuIdleRemoved);
+    const Workload& w = r.workload;
+    const std::string remedies =
+        std::string(w.kind == WorkloadKind::kInference ? "larger batches of requests"
+                                                       : "larger batches") +
+        (w.graph_launches > 0 ? ", capturing more of the step in the graphs already in use"
+                              : ", CUDA graphs") +
+        " or torch.compile help.";
     in.recommendation =
         r.idle.host_wait >= r.idle.other
             ? "The CPU does not feed the GPU fast enough: see launch_bound, excessive_sync and "
-              "dataloader_bottleneck; larger batches, CUDA graphs or torch.compile help."
+              "dataloader_bottleneck; " +
+                  remedies
             : "Look at what runs between GPU bursts (CPU work, I/O, synchronisation) in the "
               "evidence gaps.";
     out->push_back(std::move(in));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // memory_near_capacity: the caching allocator holds nearly all device memory (risk of OOM,
 // allocator retries and fragmentation). Fires when a device's peak exceeds
-// `memory_near_capacity_pct` of deviceProperties.totalGlobalMem.
+// `memory_near_capacity_pct` of deviceProperties.totalGlobalMem. Inference engines reserve most of
+// the memory for their KV cache on purpose, so the advice differs from training's.
 #include "trace/insights/rule_helpers.h"
 
 namespace vigil::trace {
@@ -27,9 +28,17 @@ void RuleMemoryNearCapacity(const Report& report, const InsightThresholds& th,
       e.value = static_cast<double>(d.peak_allocated);
       in.evidence.push_back(e);
       in.estimated_gain_pct = 0;
-      in.recommendation =
-          "Use activation checkpointing, a smaller micro-batch, FSDP/ZeRO sharding, or "
-          "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation.";
+      if (r.workload.kind == WorkloadKind::kInference) {
+        in.recommendation =
+            "Inference engines pre-allocate the KV cache (vLLM gpu_memory_utilization, SGLang "
+            "mem_fraction_static); lower that fraction or the batch/sequence limits if other "
+            "allocations fail, or set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against "
+            "fragmentation.";
+      } else {
+        in.recommendation =
+            "Use activation checkpointing, a smaller micro-batch, FSDP/ZeRO sharding, or "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation.";
+      }
       out->push_back(std::move(in));
     }
   }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // no_tensor_cores: matrix multiplies/convolutions run on the FP32 (SIMT) pipes instead of tensor
 // cores. Fires when GEMM kernels without tensor-core names take more than
-// `no_tensor_cores_gemm_pct` of computation time.
+// `no_tensor_cores_gemm_pct` of computation time, on a GPU that has tensor cores; the advice names
+// only the formats the GPU runs on them (no TF32 or BF16 before NVIDIA Ampere).
 #include "trace/insights/rule_helpers.h"
 
 namespace vigil::trace {
@@ -11,6 +12,8 @@ void RuleNoTensorCores(const Report& report, const InsightThresholds& th,
   for (const RankReport& r : report.ranks) {
     const Efficiency& e = r.efficiency;
     if (e.compute_time <= 0) continue;
+    const GpuFeatures& gpu = r.workload.gpu;
+    if (!gpu.tensor_cores) continue;  // nothing to miss
     double pct = Pct(static_cast<double>(e.gemm_no_tc_time), static_cast<double>(e.compute_time));
     if (pct < th.Get("no_tensor_cores_gemm_pct")) continue;
     Insight in;
@@ -30,11 +33,21 @@ void RuleNoTensorCores(const Report& report, const InsightThresholds& th,
       }
     }
     in.estimated_gain_pct = pct * 0.75 * (100.0 - r.temporal.Pct(r.temporal.idle)) / 100.0;
-    in.recommendation =
-        "Use bf16/fp16 autocast (torch.autocast) or enable TF32 "
-        "(torch.backends.cuda.matmul.allow_tf32 = True, "
-        "torch.set_float32_matmul_precision('high')), "
-        "and keep matrix dimensions multiples of 8.";
+    const bool training = r.workload.kind == WorkloadKind::kTraining;
+    if (gpu.tf32 && gpu.bf16) {
+      in.recommendation =
+          "Use bf16/fp16 autocast (torch.autocast) or enable TF32 "
+          "(torch.backends.cuda.matmul.allow_tf32 = True, "
+          "torch.set_float32_matmul_precision('high')), "
+          "and keep matrix dimensions multiples of 8.";
+    } else {
+      const std::string arch = gpu.architecture.empty() ? "this GPU" : gpu.architecture;
+      in.recommendation =
+          std::string("Use fp16 autocast (torch.autocast(\"cuda\", dtype=torch.float16)") +
+          (training ? " with torch.cuda.amp.GradScaler" : "") +
+          ") and keep matrix dimensions multiples of 8; " + arch +
+          " has FP16 tensor cores but no TF32 or BF16 ones.";
+    }
     out->push_back(std::move(in));
   }
 }

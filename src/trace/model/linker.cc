@@ -6,6 +6,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "trace/model/host_blocking.h"
+
 namespace vigil::trace {
 
 bool IsGraphLaunchName(std::string_view n) {
@@ -23,12 +25,7 @@ bool IsLaunchName(std::string_view n) {
          n == "runFunction - job_prep_and_submit_for_execution";
 }
 
-bool IsSyncName(std::string_view n) {
-  return n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize" ||
-         n == "cudaEventSynchronize" || n == "hipDeviceSynchronize" ||
-         n == "hipStreamSynchronize" || n == "hipEventSynchronize" || n == "cudaMemcpy" ||
-         n == "hipMemcpy" || n == "cudaStreamWaitEvent" || n == "hipMemcpyWithStream";
-}
+bool IsSyncName(std::string_view n) { return HostBlockingOfName(n) == HostBlocking::kAlways; }
 
 namespace {
 
@@ -107,14 +104,14 @@ void LinkTrace(RankTrace* t) {
   std::sort(l.gpu.begin(), l.gpu.end(),
             [&](uint32_t a, uint32_t b) { return e.ts[a] != e.ts[b] ? e.ts[a] < e.ts[b] : a < b; });
   std::vector<uint32_t> launcher(e.size(), kNoIndex);
-  std::vector<uint8_t> launched(e.size(), 0);
+  std::vector<uint32_t> launched(e.size(), kNoIndex);  // the first GPU row of each call
   std::map<std::pair<int32_t, int64_t>, size_t> stream_index;
   std::vector<int64_t> stream_last_end;
   for (uint32_t i : l.gpu) {
     const uint32_t call = e.correlation[i] >= 0 ? launcher_of(e.correlation[i]) : kNoIndex;
     if (call != kNoIndex) {
       launcher[i] = call;
-      launched[call] = 1;
+      if (launched[call] == kNoIndex) launched[call] = i;
       if (IsGraphLaunchName(t->strings.Get(e.name[call]))) ++l.graph_kernels;
     } else {
       ++t->quality.gpu_without_launch;
@@ -131,11 +128,36 @@ void LinkTrace(RankTrace* t) {
     if (e.ts[i] < stream_last_end[sit->second]) ++t->quality.overlapping_kernels_same_stream;
     stream_last_end[sit->second] = std::max(stream_last_end[sit->second], e.end(i));
   }
+  // Launches during a stream capture (cudaStreamBeginCapture .. cudaStreamEndCapture on the same
+  // thread) only record a graph: no GPU event is expected from them.
+  std::map<std::pair<int64_t, int64_t>, int64_t> capture_begin;          // (pid, tid) -> begin ts
+  std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>> captures;  // pid, tid, from, to
   for (uint32_t i = 0; i < e.size(); ++i) {
-    if ((e.kind[i] == EventKind::kRuntime || e.kind[i] == EventKind::kDriver) && !launched[i]) {
+    if (e.kind[i] != EventKind::kRuntime && e.kind[i] != EventKind::kDriver) continue;
+    std::string_view n = t->strings.Get(e.name[i]);
+    if (n.find("StreamBeginCapture") != std::string_view::npos) {
+      capture_begin[{e.pid[i], e.tid[i]}] = e.ts[i];
+    } else if (n.find("StreamEndCapture") != std::string_view::npos) {
+      auto it = capture_begin.find({e.pid[i], e.tid[i]});
+      if (it != capture_begin.end()) {
+        captures.emplace_back(e.pid[i], e.tid[i], it->second, e.end(i));
+        capture_begin.erase(it);
+      }
+    }
+  }
+  auto captured = [&](uint32_t i) {
+    for (const auto& [pid, tid, from, to] : captures) {
+      if (e.pid[i] == pid && e.tid[i] == tid && e.ts[i] >= from && e.ts[i] <= to) return true;
+    }
+    return false;
+  };
+  for (uint32_t i = 0; i < e.size(); ++i) {
+    if (e.kind[i] == EventKind::kRuntime || e.kind[i] == EventKind::kDriver) {
       std::string_view n = t->strings.Get(e.name[i]);
       if (IsLaunchName(n) && n != "cudaMemcpy" && n != "hipMemcpy") {
-        ++t->quality.launches_without_gpu;
+        if (launched[i] == kNoIndex && !captures.empty() && captured(i)) continue;
+        ++t->quality.launches;
+        if (launched[i] == kNoIndex) ++t->quality.launches_without_gpu;
       }
     }
   }
@@ -143,6 +165,8 @@ void LinkTrace(RankTrace* t) {
   call_corr = {};
   l.launcher = IndexColumn::FromValues(launcher);
   launcher = {};
+  l.launched = IndexColumn::FromValues(launched);
+  launched = {};
   // Profiler steps.
   for (uint32_t i = 0; i < e.size(); ++i) {
     if (e.kind[i] != EventKind::kCpuOp && e.kind[i] != EventKind::kUserAnnotation) continue;

@@ -143,6 +143,7 @@ struct DataQuality {
   uint64_t float_timestamps = 0;  // events whose ts/dur had a fraction
   uint64_t gpu_without_launch = 0;
   uint64_t launches_without_gpu = 0;
+  uint64_t launches = 0;  // runtime/driver calls that put work on a GPU stream
   uint64_t overlapping_kernels_same_stream = 0;
   uint64_t python_functions_skipped = 0;  // not stored (ReadOptions::keep_python_functions)
   uint64_t flow_events = 0;               // "s"/"f" endpoints; stored if ReadOptions::keep_flows
@@ -170,6 +171,7 @@ struct Links {
   // Per row, kNoIndex when none (IndexColumn: only the rows that have one cost 4 bytes).
   IndexColumn launcher;     // GPU rows: the runtime/driver row with the same correlation
   IndexColumn parent;       // CPU-side rows: the enclosing CPU-side event on the same thread
+  IndexColumn launched;     // runtime/driver rows: the first GPU row with the same correlation
   std::vector<Step> steps;  // sorted by ts
   std::vector<StreamInfo> streams;
   std::vector<uint32_t> graph_launches;  // cudaGraphLaunch / hipGraphLaunch rows

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "trace/analyses.h"
+#include "trace/model/data_problems.h"
 #include "trace/report/html_sections.h"
 #include "trace/report/text_report.h"
 
@@ -149,7 +150,7 @@ void HtmlKernels(const RankReport& r, std::string* h) {
     double pct = busy > 0 ? 100.0 * k.sum / busy : 0;
     *h += fmt::format(
         R"(<tr><td><code>{}</code></td><td>{}</td><td class=num>{}</td><td class=num>{}</td><td class=num>{}</td><td><svg width="120" height="10"><rect width="{:.1f}" height="10" fill="#2e7d32"/></svg> {:.1f}%</td></tr>)",
-        HtmlEscape(t.strings.Get(k.name).substr(0, 160)), KernelClassName(k.cls), k.count,
+        HtmlEscape(t.strings.Get(k.name)), KernelClassName(k.cls), k.count,
         FormatDuration(k.sum * u), FormatDuration(static_cast<int64_t>(k.mean * u)), 1.2 * pct,
         pct);
   }
@@ -238,6 +239,10 @@ std::string RenderHtmlReport(const Report& report) {
         r.rank, q.events_total,
         q.truncated ? ", <b>truncated</b> (" + HtmlEscape(q.truncation_detail) + ")" : "",
         q.gpu_without_launch, q.overlapping_kernels_same_stream);
+    for (const DataProblem& p : FindDataProblems(*r.trace)) {
+      h += fmt::format("<li>rank {}: <b>{}</b>: {}; invalidates {}</li>", r.rank, p.id,
+                       HtmlEscape(p.detail), HtmlEscape(JoinAffected(p.affects)));
+    }
   }
   h += "</ul>";
   if (std::any_of(report.ranks.begin(), report.ranks.end(),

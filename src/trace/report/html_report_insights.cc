@@ -36,7 +36,7 @@ void EvidenceTable(const Insight& in, std::string* h) {
     *h += fmt::format(
         "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td class=num>{}</td><td "
         "class=num>{}</td></tr>",
-        HtmlEscape(e.what), HtmlEscape(e.name.substr(0, 160)), e.rank, FormatMicros(e.ts_ns),
+        HtmlEscape(e.what), HtmlEscape(e.name), e.rank, FormatMicros(e.ts_ns),
         FormatDuration(e.dur_ns));
   }
   *h += "</table>";

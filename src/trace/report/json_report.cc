@@ -123,6 +123,8 @@ void WriteRank(const RankReport& r, JsonWriter* w) {
   }
   w->Key("data_quality");
   WriteDataQuality(t.quality, w);
+  w->Key("data_problems");
+  WriteDataProblems(t, w);
   w->EndObject();
 }
 

@@ -18,6 +18,8 @@ std::string RenderJsonReport(const Report& report, bool pretty = true);
 
 // Parts shared between the writer files.
 void WriteDataQuality(const DataQuality& q, JsonWriter* w);
+// [{"id", "detail", "affects": [...]}] for model/data_problems.h's problems of the rank.
+void WriteDataProblems(const RankTrace& t, JsonWriter* w);
 void WriteInsights(const Report& report, JsonWriter* w);
 
 }  // namespace vigil::trace

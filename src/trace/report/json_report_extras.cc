@@ -4,6 +4,7 @@
 // results and insights.
 #include <algorithm>
 
+#include "trace/model/data_problems.h"
 #include "trace/report/json_report.h"
 #include "trace/report/json_sections.h"
 
@@ -44,6 +45,17 @@ void WriteDataQuality(const DataQuality& q, JsonWriter* w) {
   w->EndObject();
 }
 
+void WriteDataProblems(const RankTrace& t, JsonWriter* w) {
+  w->BeginArray();
+  for (const DataProblem& p : FindDataProblems(t)) {
+    w->BeginObject().Field("id", p.id).Field("detail", p.detail);
+    w->Key("affects").BeginArray();
+    for (std::string_view a : p.affects) w->String(a);
+    w->EndArray().EndObject();
+  }
+  w->EndArray();
+}
+
 void JsonMemcpy(const RankReport& r, JsonWriter* w) {
   w->Key("memcpy").BeginObject();
   w->FieldMicros("total_us", r.memcpy.total_ns);
@@ -75,14 +87,36 @@ void JsonSyncs(const RankReport& r, JsonWriter* w) {
     w->Key(cause).BeginObject().Field("count", c.count).FieldMicros("dur_us", c.dur_ns).EndObject();
   }
   w->EndObject();
+  w->Key("by_kind").BeginObject();
+  for (const auto& [kind, c] : r.syncs.by_kind) {
+    w->Key(kind).BeginObject().Field("count", c.count).FieldMicros("dur_us", c.dur_ns).EndObject();
+  }
+  w->EndObject();
   w->Key("longest").BeginArray();
   for (const SyncPoint& p : r.syncs.longest) {
     w->BeginObject().Field("api", RowName(t, p.row)).Field("cause", RowName(t, p.cause_row));
+    w->Field("kind", BlockKindName(p.kind));
+    w->Field("cause_hint", SyncCauseHint(RowName(t, p.cause_row)));
     w->FieldMicros("ts_us", t.events.ts[p.row]).FieldMicros("dur_us", t.events.dur[p.row]);
     w->EndObject();
   }
   w->EndArray();
   w->EndObject();
+}
+
+void JsonWorkload(const RankReport& r, JsonWriter* w) {
+  const Workload& wl = r.workload;
+  w->Key("workload").BeginObject().Field("kind", WorkloadKindName(wl.kind));
+  w->Field("reason", wl.reason).Field("parallelism", ParallelismName(wl.parallelism));
+  w->Field("graph_launches", wl.graph_launches).Field("graph_kernel_share", wl.graph_kernel_share);
+  w->Key("gpu")
+      .BeginObject()
+      .Field("known", wl.gpu.known)
+      .Field("architecture", wl.gpu.architecture);
+  w->Field("tensor_cores", wl.gpu.tensor_cores)
+      .Field("tf32", wl.gpu.tf32)
+      .Field("bf16", wl.gpu.bf16);
+  w->EndObject().EndObject();
 }
 
 void JsonLaunchBound(const RankReport& r, JsonWriter* w) {

@@ -20,6 +20,7 @@ void JsonLaunch(const RankReport& r, JsonWriter* w);
 // json_report_extras.cc
 void JsonMemcpy(const RankReport& r, JsonWriter* w);
 void JsonSyncs(const RankReport& r, JsonWriter* w);
+void JsonWorkload(const RankReport& r, JsonWriter* w);
 void JsonLaunchBound(const RankReport& r, JsonWriter* w);
 void JsonKernelSequences(const RankReport& r, JsonWriter* w);
 void JsonUserAnnotations(const RankReport& r, JsonWriter* w);

@@ -6,23 +6,13 @@
 #include <fmt/format.h>
 
 #include "trace/analyses.h"
+#include "trace/model/data_problems.h"
+#include "trace/report/display_names.h"
 #include "trace/report/text_sections.h"
 #include "trace/report/what_if_report.h"
 
 namespace vigil::trace {
 namespace {
-
-std::string Shorten(std::string_view name, size_t max) {
-  // Drop argument lists and templates: "void at::native::foo<...>(...)" -> "at::native::foo".
-  std::string s(name);
-  if (s.rfind("void ", 0) == 0) s = s.substr(5);
-  size_t paren = s.find('(');
-  if (paren != std::string::npos && paren > 0) s = s.substr(0, paren);
-  size_t angle = s.find('<');
-  if (angle != std::string::npos && angle > 0) s = s.substr(0, angle) + "<>";
-  if (s.size() > max) s = s.substr(0, max - 3) + "...";
-  return s;
-}
 
 void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
   const RankTrace& t = *r.trace;
@@ -38,6 +28,12 @@ void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
 void TextTemporal(const RankReport& r, const TextOptions&, std::string* out) {
   const int64_t u = r.unit_ns;
   const TemporalBreakdown& tb = r.temporal;
+  if (!tb.valid && r.trace->quality.launches > 0) {
+    *out += fmt::format(
+        "  no GPU events captured ({} launches: GPU activity missing, see Data quality)\n",
+        r.trace->quality.launches);
+    return;
+  }
   if (!tb.valid) {
     *out += "  no GPU work in this trace (CPU only)\n";
     return;
@@ -69,7 +65,7 @@ void TextKernels(const RankReport& r, const TextOptions& opt, std::string* out) 
     const KernelStat& k = r.kernels.kernels[i];
     *out += fmt::format("    {:>5.1f}%  {:>10}  x{:<6} {:<5} {}\n",
                         busy > 0 ? 100.0 * k.sum / busy : 0.0, FormatDuration(k.sum * u), k.count,
-                        KernelClassName(k.cls).substr(0, 4), Shorten(t.strings.Get(k.name), 70));
+                        KernelClassName(k.cls).substr(0, 4), opt.names->Get(t.strings.Get(k.name)));
   }
 }
 
@@ -193,8 +189,22 @@ std::string FormatMicros(int64_t ns) {
   return fmt::format("{}{}.{:03}", ns < 0 ? "-" : "", a / 1000, a % 1000);
 }
 
-std::string RenderTextSummary(const Report& report, const TextOptions& opt) {
+std::string RenderDataProblems(const Report& report) {
+  std::string quality;
+  for (const RankReport& r : report.ranks) {
+    for (const DataProblem& p : FindDataProblems(*r.trace)) {
+      quality += fmt::format("  rank {}: {}: {}\n", r.rank, p.id, p.detail);
+      if (!p.affects.empty()) quality += "      invalidates: " + JoinAffected(p.affects) + "\n";
+    }
+  }
+  return quality.empty() ? std::string("ok\n") : "\n" + quality;
+}
+
+std::string RenderTextSummary(const Report& report, const TextOptions& options) {
   std::string out;
+  DisplayNames names(70);
+  TextOptions opt = options;
+  opt.names = &names;
   uint64_t bytes = 0;
   for (const RankReport& r : report.ranks) bytes += r.trace->quality.bytes_read;
   out += fmt::format(
@@ -219,7 +229,7 @@ std::string RenderTextSummary(const Report& report, const TextOptions& opt) {
       out += "      " + in.detail + "\n";
       for (size_t k = 0; k < std::min<size_t>(2, in.evidence.size()); ++k) {
         const Evidence& e = in.evidence[k];
-        out += fmt::format("      evidence: {} {} at {} us ({})\n", e.what, Shorten(e.name, 60),
+        out += fmt::format("      evidence: {} {} at {} us ({})\n", e.what, names.Get(e.name),
                            FormatMicros(e.ts_ns), FormatDuration(e.dur_ns));
       }
       out += "      fix: " + in.recommendation + "\n";
@@ -229,25 +239,7 @@ std::string RenderTextSummary(const Report& report, const TextOptions& opt) {
                          report.insights.size() - opt.max_insights);
     }
   }
-  std::string quality;
-  for (const RankReport& r : report.ranks) {
-    const DataQuality& q = r.trace->quality;
-    if (q.truncated) {
-      quality += fmt::format("  rank {}: TRUNCATED ({}); analysed the {} events read\n", r.rank,
-                             q.truncation_detail, q.events_total);
-    }
-    if (q.gpu_without_launch + q.negative_durations + q.events_unparsable > 0) {
-      quality += fmt::format(
-          "  rank {}: {} GPU events without launch, {} negative durations, {} "
-          "unparsable events\n",
-          r.rank, q.gpu_without_launch, q.negative_durations, q.events_unparsable);
-    }
-    if (!q.unknown_categories.empty()) {
-      quality +=
-          fmt::format("  rank {}: {} unknown categories\n", r.rank, q.unknown_categories.size());
-    }
-  }
-  out += "\nData quality: " + (quality.empty() ? std::string("ok\n") : "\n" + quality);
+  out += "\nData quality: " + RenderDataProblems(report);
   return out;
 }
 

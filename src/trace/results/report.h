@@ -30,6 +30,7 @@
 #include "trace/analysis/temporal_breakdown.h"
 #include "trace/analysis/user_annotations.h"
 #include "trace/analysis/what_if.h"
+#include "trace/analysis/workload.h"
 #include "trace/model/trace_model.h"
 #include "trace/results/insight.h"
 
@@ -56,6 +57,7 @@ struct RankReport {
   LaunchStats launch;
   MemcpyAnalysis memcpy;
   SyncAnalysis syncs;
+  Workload workload;  // training or inference, parallelism, graphs, GPU features
   LaunchBoundAnalysis launch_bound;
   std::vector<KernelSequence> sequences;
   std::vector<AnnotationStat> annotations;
