@@ -13,6 +13,10 @@ void ComputeRankExtras(const RankTrace& t, const GpuView& view, const AnalysisCo
   out->memory = AnalyzeMemoryTimeline(t);
   out->critical_path = ComputeCriticalPath(t, config.classifier);
   out->efficiency = AnalyzeEfficiency(t, view);
+  // Categories use our kernel patterns in both modes (HTA's rules know only NCCL).
+  static const KernelClassifier kDefault = KernelClassifier::Default();
+  out->attribution = AttributeKernels(t, config.hta_compat ? kDefault : config.classifier);
+  out->cpu_ops = ComputeCpuOpBreakdown(t, out->attribution);
   if (config.hta_compat) {
     HtaRows rows = BuildHtaRows(t);
     out->queue_length = ComputeQueueLength(t, &rows);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "trace/analysis/analysis_config.h"
+#include "trace/analysis/cpu_op_breakdown.h"
 #include "trace/analysis/critical_path.h"
 #include "trace/analysis/efficiency.h"
 #include "trace/analysis/gpu_view.h"
@@ -15,6 +16,7 @@
 #include "trace/analysis/memcpy_analysis.h"
 #include "trace/analysis/memory_bandwidth.h"
 #include "trace/analysis/memory_timeline.h"
+#include "trace/analysis/op_attribution.h"
 #include "trace/analysis/queue_length.h"
 #include "trace/analysis/straggler.h"
 #include "trace/analysis/sync_points.h"
@@ -34,6 +36,8 @@ struct RankExtras {
   Efficiency efficiency;
   QueueLengthSummary queue_length;
   MemoryBandwidthSummary memory_bw;
+  OpAttribution attribution;  // launching operator, module and category of every GPU event
+  CpuOpBreakdown cpu_ops;
 };
 
 void ComputeRankExtras(const RankTrace& trace, const GpuView& view, const AnalysisConfig& config,

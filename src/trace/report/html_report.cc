@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "trace/report/op_sections.h"
 #include "trace/report/text_report.h"
 
 namespace vigil::trace {
@@ -132,6 +133,7 @@ void RenderRank(const RankReport& r, std::string* h) {
         pct);
   }
   *h += "</table>";
+  *h += HtmlCpuOps(r);
   for (const DeviceMemory& d : r.extras.memory) {
     if (d.device_type == 1) *h += MemoryChart(d);
   }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trace/report/json_report.h"
 
+#include "trace/report/op_sections.h"
+
 namespace vigil::trace {
 namespace {
 
@@ -145,6 +147,7 @@ void WriteRank(const RankReport& r, JsonWriter* w) {
   w->Key("launch_stats");
   WriteLaunch(r.launch, w);
   WriteRankExtras(r, w);
+  WriteCpuOpsJson(r, w);
   WriteCounters(r, w);
   w->Key("data_quality");
   WriteDataQuality(t.quality, w);

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "trace/report/op_sections.h"
+
 namespace vigil::trace {
 namespace {
 
@@ -51,6 +53,7 @@ void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
                           KernelClassName(k.cls).substr(0, 4), Shorten(t.strings.Get(k.name), 70));
     }
   }
+  *out += RenderCpuOpsText(r, opt.top_kernels);
   const LaunchStats& l = r.launch;
   const RankExtras& x = r.extras;
   *out += fmt::format(
