@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "trace/analysis/rank_extras.h"
 #include "trace/analysis/straggler.h"
 #include "trace/analysis/temporal_breakdown.h"
+#include "trace/analysis/trace_diff.h"
 #include "trace/insights/insight.h"
 #include "trace/model/trace_model.h"
 
@@ -51,6 +53,7 @@ struct Report {
   CrossRank cross;
   MultiRankCriticalPath multi_path;  // computed when there are >= 2 ranks
   std::vector<Insight> insights;
+  std::optional<TraceDiff> diff;  // --diff: this run (base) against the other (test)
 };
 
 Report Analyze(const std::vector<RankTrace>& traces, const AnalysisConfig& config,

@@ -2,7 +2,7 @@
 // The operator analyses on every shared real trace (../shared/traces), against computations
 // written independently here: each thread's operator time as a plain interval union, the launch
 // call's own "External id" (Kineto writes the innermost operator's), the GPU time summed from the
-// table. Then the CPU-only captures.
+// table. Then the CPU-only captures, and an H100 vs MI300X diff of the same model.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -14,6 +14,7 @@
 
 #include "trace/analysis/cpu_op_breakdown.h"
 #include "trace/analysis/op_attribution.h"
+#include "trace/analysis/trace_diff.h"
 #include "trace/analyzer.h"
 #include "trace/reader/kineto_reader.h"
 #include "trace/report/json_report.h"
@@ -169,6 +170,60 @@ TEST(CpuOpsOnRealTraces, CpuOnlyTraces) {
     auto j = nlohmann::json::parse(RenderJsonReport(report));
     EXPECT_EQ(j["ranks"][0]["cpu_ops"]["operator_events"].get<uint64_t>(), ops);
   }
+}
+
+// The same HuggingFace model on an H100 and an MI300X: cuBLAS and hipBLASLt name their GEMMs
+// differently, yet the operators match call for call and every category is compared.
+TEST(CpuOpsOnRealTraces, DiffAcrossVendorsMatchesOperators) {
+  const fs::path dir = SharedTraces() / "TraceLens/tests/traces";
+  const std::string model = "gaunernst_bert-small-uncased__1016001.json.gz";
+  if (!fs::exists(dir / "h100" / model)) GTEST_SKIP() << "the shared trace set is absent";
+  auto h100 = ReadTraces((dir / "h100" / model).string());
+  auto mi300 = ReadTraces((dir / "mi300" / model).string());
+  ASSERT_TRUE(h100.ok() && mi300.ok());
+  Report base = Analyze(*h100, AnalysisConfig{});
+  Report test = Analyze(*mi300, AnalysisConfig{});
+  base.diff = DiffReports(base, test);
+  const TraceDiff& d = *base.diff;
+  EXPECT_FALSE(d.SameVendor());
+  EXPECT_EQ(d.base_runtime, "cuda");
+  EXPECT_EQ(d.test_runtime, "hip");
+  auto find = [&](KernelCategory c, std::string_view op) -> const OperatorDelta* {
+    for (const OperatorDelta& o : d.operators) {
+      if (o.category == c && o.op == op) return &o;
+    }
+    return nullptr;
+  };
+  const OperatorDelta* gemm = find(KernelCategory::kGemm, "aten::addmm");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->base_count, 26u);
+  EXPECT_EQ(gemm->test_count, 26u);
+  const OperatorDelta* attention =
+      find(KernelCategory::kAttention, "aten::_flash_attention_forward");
+  ASSERT_NE(attention, nullptr);
+  EXPECT_EQ(attention->base_count, 4u);
+  EXPECT_EQ(attention->test_count, 4u);
+  EXPECT_EQ(d.operators_base_only + d.operators_test_only, 0u);
+  EXPECT_EQ(d.matched_base_ns, base.ranks[0].extras.attribution.gpu_ns);
+  std::map<KernelCategory, const CategoryDelta*> cats;
+  for (const CategoryDelta& c : d.categories) cats[c.category] = &c;
+  for (KernelCategory c : {KernelCategory::kGemm, KernelCategory::kAttention,
+                           KernelCategory::kNormalization, KernelCategory::kElementwise}) {
+    ASSERT_TRUE(cats.count(c)) << KernelCategoryName(c);
+    EXPECT_GT(cats[c]->base_ns, 0) << KernelCategoryName(c);
+    EXPECT_GT(cats[c]->test_ns, 0) << KernelCategoryName(c);
+    EXPECT_EQ(cats[c]->base_count, cats[c]->test_count) << KernelCategoryName(c);
+  }
+  // --json carries the diff (it wrote nothing of it before).
+  auto j = nlohmann::json::parse(RenderJsonReport(base));
+  ASSERT_TRUE(j.contains("diff"));
+  EXPECT_EQ(j["diff"]["test"]["runtime"], "hip");
+  EXPECT_FALSE(j["diff"]["same_vendor"].get<bool>());
+  EXPECT_EQ(j["diff"]["categories"].size(), d.categories.size());
+  EXPECT_EQ(j["diff"]["operators"]["matched"].get<uint64_t>(), d.operators_matched);
+  const std::string text = RenderTraceDiff(d);
+  EXPECT_NE(text.find("matched by category and launching operator"), std::string::npos) << text;
+  EXPECT_NE(text.find("kernels by name: not compared"), std::string::npos) << text;
 }
 
 }  // namespace

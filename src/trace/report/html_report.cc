@@ -223,6 +223,7 @@ std::string RenderHtmlReport(const Report& report) {
     h += "</table>";
   }
   h += HtmlMultiRankPath(report);
+  if (report.diff) h += HtmlTraceDiff(*report.diff);
   h += "<h2>Data quality</h2><ul>";
   for (const RankReport& r : report.ranks) {
     const DataQuality& q = r.trace->quality;

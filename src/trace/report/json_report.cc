@@ -172,6 +172,10 @@ std::string RenderJsonReport(const Report& report, bool pretty) {
   }
   w.Key("insights");
   WriteInsights(report, &w);
+  if (report.diff) {
+    w.Key("diff");
+    WriteTraceDiffJson(*report.diff, &w);
+  }
   // Totals over the ranks.
   DataQuality total;
   uint64_t truncated = 0;
