@@ -6,6 +6,7 @@
 #include "trace/insights/rules.h"
 #include "trace/report/html_sections.h"
 #include "trace/report/json_sections.h"
+#include "trace/report/op_sections.h"
 #include "trace/report/text_sections.h"
 #include "trace/report/what_if_report.h"
 
@@ -57,6 +58,13 @@ void CriticalPathAndWhatIf(const RankTrace& t, const Config& c, RankReport* r) {
       ComputeWhatIfs(graph, r->critical_path, specs.ok() ? *specs : std::vector<WhatIfSpec>());
 }
 
+// Kernel categories use our kernel patterns in both modes (HTA's rules know only NCCL).
+void CpuOps(const RankTrace& t, const Config& c, RankReport* r) {
+  static const KernelClassifier kDefault = KernelClassifier::Default();
+  r->attribution = AttributeKernels(t, c.hta_compat ? kDefault : c.classifier);
+  r->cpu_ops = ComputeCpuOpBreakdown(t, r->attribution);
+}
+
 // Every per-rank analysis, in computing (and JSON) order.
 constexpr RankAnalysis kRankAnalyses[] = {
     {"temporal_breakdown",
@@ -81,7 +89,7 @@ constexpr RankAnalysis kRankAnalyses[] = {
        r->overlap = ComputeCommOverlap(r->view);
      },
      JsonOverlap, nullptr, nullptr, 0, 0},
-    {"launch_stats", Launch, JsonLaunch, TextLaunch, nullptr, 4, 0},
+    {"launch_stats", Launch, JsonLaunch, TextLaunch, nullptr, 5, 0},
     {"memcpy",
      [](const RankTrace& t, const Config&, RankReport* r) { r->memcpy = AnalyzeMemcpy(t); },
      JsonMemcpy, nullptr, nullptr, 0, 0},
@@ -108,24 +116,28 @@ constexpr RankAnalysis kRankAnalyses[] = {
      JsonUserAnnotations, nullptr, nullptr, 0, 0},
     {"memory_timeline",
      [](const RankTrace& t, const Config&, RankReport* r) { r->memory = AnalyzeMemoryTimeline(t); },
-     JsonMemoryTimeline, nullptr, HtmlMemoryTimeline, 0, 5},
+     JsonMemoryTimeline, nullptr, HtmlMemoryTimeline, 0, 6},
     {"critical_path", CriticalPathAndWhatIf, JsonCriticalPath, TextCriticalPath, HtmlCriticalPath,
-     5, 6},
+     6, 7},
     {"efficiency",
      [](const RankTrace& t, const Config&, RankReport* r) {
        r->efficiency = AnalyzeEfficiency(t, r->view);
      },
-     JsonEfficiency, TextEfficiency, nullptr, 8, 0},
-    {"queue_length", QueueLength, JsonQueueLength, TextCounters, HtmlCounters, 7, 7},
+     JsonEfficiency, TextEfficiency, nullptr, 9, 0},
+    {"queue_length", QueueLength, JsonQueueLength, TextCounters, HtmlCounters, 8, 9},
     {"memory_bandwidth", MemoryBandwidth, JsonMemoryBandwidth, nullptr, nullptr, 0, 0},
+    {"cpu_ops", CpuOps, WriteCpuOpsJson,
+     [](const RankReport& r, const TextOptions& o, std::string* out) {
+       *out += RenderCpuOpsText(r, o.top_kernels);
+     },
+     [](const RankReport& r, std::string* h) { *h += HtmlCpuOps(r); }, 4, 5},
     {"what_if", nullptr /* with the critical path */, WriteRankWhatIf,
      [](const RankReport& r, const TextOptions&, std::string* out) {
        AppendRankWhatIfText(r, out);
      },
-     nullptr, 6, 0},
-    // Draws the view, the steps and the critical path computed above; computes nothing.
+     nullptr, 7, 0},
     {"gpu_timeline", nullptr /* draws the view and the critical path */, nullptr, nullptr,
-     HtmlGpuTimeline, 0, 6},
+     HtmlGpuTimeline, 0, 8},
 };
 
 constexpr ReportAnalysis kReportAnalyses[] = {

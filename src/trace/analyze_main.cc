@@ -182,7 +182,8 @@ int RunAnalyze(const AnalyzeOptions& o, FILE* out, FILE* err) {
     }
     Report test = Analyze(*other, config, thresholds);
     std::fputs("\n", out);
-    std::fputs(RenderTraceDiff(DiffReports(report, test)).c_str(), out);
+    report.diff = DiffReports(report, test);
+    std::fputs(RenderTraceDiff(*report.diff).c_str(), out);
   }
   struct Output {
     const std::string& path;

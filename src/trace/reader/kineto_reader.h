@@ -25,7 +25,8 @@ struct ReadOptions {
   // Inflate .gz on a second thread while parsing (overlaps the two; <1 MB more memory).
   bool background_inflate = true;
   // python_function events (with_stack) are most of the events of many traces and no analysis
-  // uses them; they are counted in DataQuality but not stored unless this is set.
+  // uses them; they are counted in DataQuality but not stored unless this is set (`nn.Module: X`
+  // frames are stored either way: the operator breakdown attributes work to modules).
   bool keep_python_functions = false;
   // Flow endpoints ("ph": "s"/"f") are a tenth of a trace's rows and no analysis reads them
   // (launches link to GPU work by correlation id); counted in DataQuality, stored if this is set.

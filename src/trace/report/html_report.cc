@@ -8,6 +8,7 @@
 #include "trace/analyses.h"
 #include "trace/model/data_problems.h"
 #include "trace/report/html_sections.h"
+#include "trace/report/op_sections.h"
 #include "trace/report/text_report.h"
 
 namespace vigil::trace {
@@ -230,6 +231,7 @@ std::string RenderHtmlReport(const Report& report) {
     if (a.html != nullptr) a.html(report, &h);
   }
   for (const RankReport& r : report.ranks) RenderRank(r, &h);
+  if (report.diff) h += HtmlTraceDiff(*report.diff);
   h += "<h2>Data quality</h2><ul>";
   for (const RankReport& r : report.ranks) {
     const DataQuality& q = r.trace->quality;

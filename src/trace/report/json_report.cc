@@ -3,6 +3,7 @@
 
 #include "trace/analyses.h"
 #include "trace/report/json_sections.h"
+#include "trace/report/op_sections.h"
 
 namespace vigil::trace {
 namespace {
@@ -190,6 +191,14 @@ std::string RenderJsonReport(const Report& report, bool pretty) {
   }
   w.Key("insights");
   WriteInsights(report, &w);
+  if (report.diff) {
+    w.Key("diff");
+    WriteTraceDiffJson(*report.diff, &w);
+  }
+  if (report.diff) {
+    w.Key("diff");
+    WriteTraceDiffJson(*report.diff, &w);
+  }
   // Totals over the ranks.
   DataQuality total;
   uint64_t truncated = 0;

@@ -8,6 +8,7 @@
 #include "trace/analyses.h"
 #include "trace/model/data_problems.h"
 #include "trace/report/display_names.h"
+#include "trace/report/op_sections.h"
 #include "trace/report/text_sections.h"
 #include "trace/report/what_if_report.h"
 

@@ -8,10 +8,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "trace/analysis/analysis_config.h"
 #include "trace/analysis/comm_overlap.h"
+#include "trace/analysis/cpu_op_breakdown.h"
 #include "trace/analysis/critical_path.h"
 #include "trace/analysis/efficiency.h"
 #include "trace/analysis/gpu_view.h"
@@ -24,10 +26,12 @@
 #include "trace/analysis/memory_bandwidth.h"
 #include "trace/analysis/memory_timeline.h"
 #include "trace/analysis/multi_rank_critical_path.h"
+#include "trace/analysis/op_attribution.h"
 #include "trace/analysis/queue_length.h"
 #include "trace/analysis/straggler.h"
 #include "trace/analysis/sync_points.h"
 #include "trace/analysis/temporal_breakdown.h"
+#include "trace/analysis/trace_diff.h"
 #include "trace/analysis/user_annotations.h"
 #include "trace/analysis/what_if.h"
 #include "trace/analysis/workload.h"
@@ -66,7 +70,9 @@ struct RankReport {
   Efficiency efficiency;
   QueueLengthSummary queue_length;
   MemoryBandwidthSummary memory_bw;
-  WhatIfReport what_if;  // projections on the critical path (computed with it)
+  WhatIfReport what_if;       // projections on the critical path (computed with it)
+  OpAttribution attribution;  // launching operator, module and category of every GPU event
+  CpuOpBreakdown cpu_ops;
 };
 
 struct Report {
@@ -75,6 +81,7 @@ struct Report {
   CrossRank cross;
   MultiRankCriticalPath multi_path;  // computed when there are >= 2 ranks
   std::vector<Insight> insights;
+  std::optional<TraceDiff> diff;  // --diff: this run (base) against the other (test)
 };
 
 }  // namespace vigil::trace
