@@ -38,7 +38,8 @@ constexpr PerPipe kCdna2PerCu = {128, 128, 1024, 0, 0, 256};
 constexpr GpuSpec kSpecs[] = {
     // NVIDIA Tesla V100 datasheet (SXM2): 7.8 TF FP64, 15.7 TF FP32, 125 TF tensor, 900 GB/s
     // HBM2, 300 W; 80 SMs, 1530 MHz boost (Volta whitepaper).
-    // V100 whitepaper: FP16 (non-tensor) 31.4 TF (SXM2) / 28 TF (PCIe); no BF16 or INT8 tensor cores.
+    // V100 whitepaper: FP16 (non-tensor) 31.4 TF (SXM2) / 28 TF (PCIe); no BF16 or INT8 tensor
+    // cores.
     {"V100 SXM2 16GB",
      "nvidia",
      "volta",
@@ -87,7 +88,8 @@ constexpr GpuSpec kSpecs[] = {
     // NVIDIA A100 datasheet: 9.7 TF FP64, 19.5 TF FP64 tensor, 19.5 TF FP32, 156 TF TF32, 312 TF
     // BF16/FP16 (dense); 40GB HBM2 1,555 GB/s; 80GB HBM2e 2,039 GB/s (SXM) / 1,935 GB/s (PCIe);
     // 400 W SXM, 250/300 W PCIe. 108 SMs, 1410 MHz boost (Ampere whitepaper).
-    // A100 datasheet: BF16 tensor 312 TF, INT8 624 TOPS (dense); Ampere whitepaper: FP16 78 TF, BF16 39 TF (non-tensor).
+    // A100 datasheet: BF16 tensor 312 TF, INT8 624 TOPS (dense); Ampere whitepaper: FP16 78 TF,
+    // BF16 39 TF (non-tensor).
     {"A100 SXM4 40GB",
      "nvidia",
      "ampere",
@@ -135,7 +137,8 @@ constexpr GpuSpec kSpecs[] = {
     // NVIDIA H100 datasheet (SXM): 34 TF FP64, 67 TF FP64 tensor, 67 TF FP32, 989 TF TF32*,
     // 1,979 TF BF16*, 3,958 TF FP8* (* = with sparsity; dense is half), 80GB HBM3 3.35 TB/s,
     // up to 700 W. 132 SMs, 1980 MHz max boost (the tensor peaks correspond to ~1830 MHz).
-    // H100 datasheet: INT8 3,958 TOPS* (sparse; dense half); Hopper whitepaper: FP16 and BF16 (non-tensor) 133.8 TF (SXM5).
+    // H100 datasheet: INT8 3,958 TOPS* (sparse; dense half); Hopper whitepaper: FP16 and BF16
+    // (non-tensor) 133.8 TF (SXM5).
     {"H100 SXM",
      "nvidia",
      "hopper",
@@ -149,7 +152,8 @@ constexpr GpuSpec kSpecs[] = {
      {989.4 * kT, 1978.9 * kT, 0, 0, 133.8 * kT, 133.8 * kT}},
     // H100 PCIe datasheet: 26 TF FP64, 51 TF FP64 tensor, 51 TF FP32, 756 TF TF32*, 1,513 TF
     // BF16*, 3,026 TF FP8* (sparse), 80GB HBM2e 2 TB/s, 350 W. 114 SMs, 1755 MHz boost.
-    // H100 datasheet: INT8 3,026 TOPS* (sparse); Hopper whitepaper: FP16/BF16 (non-tensor) 102.4 TF (PCIe).
+    // H100 datasheet: INT8 3,026 TOPS* (sparse); Hopper whitepaper: FP16/BF16 (non-tensor) 102.4 TF
+    // (PCIe).
     {"H100 PCIe",
      "nvidia",
      "hopper",
@@ -178,7 +182,8 @@ constexpr GpuSpec kSpecs[] = {
     // NVIDIA HGX B200 datasheet, per GPU (8-GPU totals / 8): 37 TF FP64 and FP64 tensor, 18 PF
     // TF32* / 36 PF BF16* / 72 PF FP8* for 8 GPUs (sparse; dense is half), 180GB HBM3e at 8 TB/s,
     // 1000 W. 148 SMs; 1965 MHz boost. FP32 non-tensor peak is not in the datasheet: derived.
-    // HGX B200 datasheet, per GPU: 72 POPS INT8* and 144 PF FP4* for 8 GPUs (sparse; dense half). Non-tensor FP16/BF16 not published: twice the FP32 rate (derived).
+    // HGX B200 datasheet, per GPU: 72 POPS INT8* and 144 PF FP4* for 8 GPUs (sparse; dense half).
+    // Non-tensor FP16/BF16 not published: twice the FP32 rate (derived).
     {"B200",
      "nvidia",
      "blackwell",
@@ -192,7 +197,8 @@ constexpr GpuSpec kSpecs[] = {
      {2250 * kT, 4500 * kT, 9000 * kT, 0, 148.8 * kT, 148.8 * kT}},
     // NVIDIA L4 datasheet: 30.3 TF FP32, 120 TF TF32*, 242 TF FP16/BF16*, 485 TF FP8* (sparse),
     // 24GB GDDR6 300 GB/s, 72 W. 58 SMs, 2040 MHz boost. FP64 (1/64 rate) derived.
-    // L4 datasheet: INT8 485 TOPS* (sparse); Ada runs non-tensor FP16/BF16 at the FP32 rate (Ada whitepaper).
+    // L4 datasheet: INT8 485 TOPS* (sparse); Ada runs non-tensor FP16/BF16 at the FP32 rate (Ada
+    // whitepaper).
     {"L4",
      "nvidia",
      "ada",
@@ -221,7 +227,8 @@ constexpr GpuSpec kSpecs[] = {
     // AMD Instinct MI300X data sheet: 81.7 TF FP64 vector, 163.4 TF FP64 matrix and FP32 vector,
     // 653.7 TF TF32, 1,307.4 TF FP16/BF16, 2,614.9 TF FP8 (dense), 192GB HBM3 5.3 TB/s, 750 W;
     // 304 CUs, 2100 MHz peak engine clock.
-    // MI300X data sheet: INT8 2,614.9 TOPS, FP32 matrix 163.4 TF; FP16/BF16 vector at the packed FP32 vector rate (163.4 TF).
+    // MI300X data sheet: INT8 2,614.9 TOPS, FP32 matrix 163.4 TF; FP16/BF16 vector at the packed
+    // FP32 vector rate (163.4 TF).
     {"MI300X",
      "amd",
      "cdna3",
@@ -235,7 +242,8 @@ constexpr GpuSpec kSpecs[] = {
      {1307.4 * kT, 2614.9 * kT, 0, 163.4 * kT, 163.4 * kT, 163.4 * kT}},
     // AMD Instinct MI250X data sheet: 47.9 TF FP64/FP32 vector, 95.7 TF FP64 matrix, 383 TF
     // FP16/BF16 matrix, 128GB HBM2e 3.2768 TB/s, 560 W; 220 CUs, 1700 MHz.
-    // MI250X data sheet: INT8 383 TOPS, BF16 383 TF, FP32 matrix 95.7 TF; packed FP16/BF16 vector 95.7 TF (the packed FP32 rate).
+    // MI250X data sheet: INT8 383 TOPS, BF16 383 TF, FP32 matrix 95.7 TF; packed FP16/BF16
+    // vector 95.7 TF (the packed FP32 rate).
     {"MI250X",
      "amd",
      "cdna2",
@@ -249,7 +257,8 @@ constexpr GpuSpec kSpecs[] = {
      {383 * kT, 383 * kT, 0, 95.7 * kT, 95.7 * kT, 95.7 * kT}},
     // AMD Instinct MI210 data sheet: 22.6 TF FP64/FP32 vector, 45.3 TF FP64 matrix, 181 TF
     // FP16/BF16 matrix, 64GB HBM2e 1.6384 TB/s, 300 W; 104 CUs, 1700 MHz.
-    // MI210 data sheet: INT8 181 TOPS, BF16 181 TF, FP32 matrix 45.3 TF; packed FP16/BF16 vector 45.3 TF.
+    // MI210 data sheet: INT8 181 TOPS, BF16 181 TF, FP32 matrix 45.3 TF; packed FP16/BF16
+    // vector 45.3 TF.
     {"MI210",
      "amd",
      "cdna2",

@@ -103,7 +103,7 @@ TEST(ComputeSpecPeakTest, MatchesPublishedNumbers) {
       {"NVIDIA A100-SXM4-80GB", "vector_bf16", 39},
       {"NVIDIA A100-SXM4-80GB", "vector_fp16", 78},
       {"Tesla V100-SXM2-16GB", "matrix_fp16", 125},
-      {"Tesla V100-SXM2-16GB", "matrix_bf16", 0},   // no BF16 tensor cores on Volta
+      {"Tesla V100-SXM2-16GB", "matrix_bf16", 0},    // no BF16 tensor cores on Volta
       {"Tesla V100-SXM2-16GB", "matrix_fp64", 7.8},  // no FP64 tensor cores: the vector rate
       {"NVIDIA B200", "matrix_fp4", 9000},
       {"AMD Instinct MI300X", "matrix_bf16", 1307.4},
@@ -128,9 +128,9 @@ TEST(ComputeSpecPeakTest, EveryGpuHasTheFallbackAndMatrixBeatsVector) {
   for (const GpuSpec& spec : AllGpuSpecs()) {
     SCOPED_TRACE(spec.model);
     EXPECT_GT(PeakFlopsForComputeSpec(spec, "vector_fp32"), 0);
-    for (auto [matrix, vector] : {std::pair{"matrix_bf16", "vector_bf16"},
-                                  std::pair{"matrix_fp16", "vector_fp16"},
-                                  std::pair{"matrix_fp64", "vector_fp64"}}) {
+    for (auto [matrix, vector] :
+         {std::pair{"matrix_bf16", "vector_bf16"}, std::pair{"matrix_fp16", "vector_fp16"},
+          std::pair{"matrix_fp64", "vector_fp64"}}) {
       const double m = PeakFlopsForComputeSpec(spec, matrix);
       const double v = PeakFlopsForComputeSpec(spec, vector);
       if (m > 0 && v > 0) {
