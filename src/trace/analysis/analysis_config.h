@@ -31,6 +31,8 @@ struct AnalysisConfig {
   // Cross-rank: a rank whose computation or step time is this much above the median straggles.
   double straggler_pct = 10;
   KernelClassifier classifier = KernelClassifier::Default();
+  // % of roofline (analysis/roofline.h); off with --no-roofline (to measure what it costs).
+  bool roofline = true;
 };
 
 }  // namespace vigil::trace

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trace/analysis/rank_extras.h"
 
+#include "trace/analysis/work_model/op_models.h"
+
 namespace vigil::trace {
 
 void ComputeRankExtras(const RankTrace& t, const GpuView& view, const AnalysisConfig& config,
@@ -13,6 +15,10 @@ void ComputeRankExtras(const RankTrace& t, const GpuView& view, const AnalysisCo
   out->memory = AnalyzeMemoryTimeline(t);
   out->critical_path = ComputeCriticalPath(t, config.classifier);
   out->efficiency = AnalyzeEfficiency(t, view);
+  if (config.roofline) {
+    out->roofline = AnalyzeRoofline(t, view, ModelOperator);
+    SetRooflinePct(out->roofline, &out->efficiency);
+  }
   if (config.hta_compat) {
     HtaRows rows = BuildHtaRows(t);
     out->queue_length = ComputeQueueLength(t, &rows);

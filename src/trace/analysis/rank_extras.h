@@ -16,6 +16,7 @@
 #include "trace/analysis/memory_bandwidth.h"
 #include "trace/analysis/memory_timeline.h"
 #include "trace/analysis/queue_length.h"
+#include "trace/analysis/roofline.h"
 #include "trace/analysis/straggler.h"
 #include "trace/analysis/sync_points.h"
 #include "trace/analysis/user_annotations.h"
@@ -34,6 +35,7 @@ struct RankExtras {
   Efficiency efficiency;
   QueueLengthSummary queue_length;
   MemoryBandwidthSummary memory_bw;
+  Roofline roofline;
 };
 
 void ComputeRankExtras(const RankTrace& trace, const GpuView& view, const AnalysisConfig& config,

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "trace/report/roofline_report.h"
 #include "trace/report/text_report.h"
 
 namespace vigil::trace {
@@ -147,6 +148,7 @@ void RenderRank(const RankReport& r, std::string* h) {
                       {static_cast<double>(cp.gaps), "#bdbdbd", "gaps"}});
   }
   *h += HtmlCounters(r);
+  *h += HtmlRoofline(r);
 }
 
 }  // namespace

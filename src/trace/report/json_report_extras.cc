@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "trace/report/json_report.h"
+#include "trace/report/roofline_report.h"
 
 namespace vigil::trace {
 namespace {
@@ -146,6 +147,7 @@ void WriteRankExtras(const RankReport& r, JsonWriter* w) {
   w->Field("gpu_model", e.gpu_model).Field("peak_flops_per_s", e.peak_flops_per_s);
   w->Field("roofline_pct", e.roofline_pct);
   w->EndObject();
+  WriteRooflineJson(r, w);
 }
 
 void WriteCrossRank(const CrossRank& c, JsonWriter* w) {

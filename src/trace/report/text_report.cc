@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "trace/report/roofline_report.h"
+
 namespace vigil::trace {
 namespace {
 
@@ -94,6 +96,7 @@ void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
       line += fmt::format(", {:.1f}% of {} peak", e.roofline_pct, e.gpu_model);
     *out += line + "\n";
   }
+  RenderRooflineText(r, out);
 }
 
 // A few lines on the cross-rank critical path (>= 2 ranks).
