@@ -120,7 +120,7 @@ Efficiency AnalyzeEfficiency(const RankTrace& t, const GpuView& v) {
 }
 
 void SetRooflinePct(const Roofline& r, Efficiency* e) {
-  if (!r.computed) return;
+  if (!r.computed || r.rank.modelled_kernels == 0) return;
   if (r.main_peak_flops_per_s > 0) e->peak_flops_per_s = r.main_peak_flops_per_s;
   e->roofline_pct = r.rank.PctOfReplayed();
 }

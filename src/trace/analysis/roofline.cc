@@ -145,8 +145,7 @@ Roofline AnalyzeRoofline(const RankTrace& t, const GpuView& v, const OpModelFn& 
   for (const auto& [name, ns] : time_by_peak) {
     if (out.main_peak.empty() || ns > time_by_peak[out.main_peak]) out.main_peak = name;
   }
-  if (first_spec != nullptr) {
-    if (out.main_peak.empty()) out.main_peak = ComputeSpecName(ComputeSpec::kVectorFp32);
+  if (first_spec != nullptr && !out.main_peak.empty()) {
     out.main_peak_flops_per_s = PeakFlopsForComputeSpec(*first_spec, out.main_peak);
   }
   // The one place the replayed device length is computed: from the critical-path engine's

@@ -63,7 +63,8 @@ struct Roofline {
   bool computed = false;  // false when the analysis was turned off
   std::string gpu_model;  // hwspec model, "" when the GPU is not in the table
   double memory_bandwidth_bytes_per_s = 0;
-  std::string_view main_peak;  // the peak of most modelled kernel time (the chart's compute roof)
+  // The peak of most modelled kernel time (the chart's compute roof); "" when none is modelled.
+  std::string_view main_peak;
   double main_peak_flops_per_s = 0;
   RooflineTotals rank;
   std::vector<RooflineStep> steps;

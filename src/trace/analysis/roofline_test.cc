@@ -131,8 +131,11 @@ TEST(RooflineTest, HandComputedRankAndStep) {
   EXPECT_NEAR(t.PctOfWall(), 18.86, 0.01);
   ASSERT_EQ(r.steps.size(), 1u);
   EXPECT_EQ(r.steps[0].number, 1);
-  EXPECT_NEAR(r.steps[0].totals.PctOfReplayed(), t.PctOfReplayed(), 1e-9);
-  EXPECT_EQ(r.steps[0].totals.wall_ns, 14000);
+  // A step holds the GPU work launched inside it: D has no launch call, so only A, B and C.
+  EXPECT_EQ(r.steps[0].totals.kernels, 3u);
+  EXPECT_EQ(r.steps[0].totals.replayed_ns, 6000);
+  EXPECT_EQ(r.steps[0].totals.wall_ns, 12000);
+  EXPECT_NEAR(r.steps[0].totals.PctOfReplayed(), 36.17, 0.01);  // 2170.49 / 6000
   // One point per operator shape: the nearest modelled operator (aten::mm, not aten::linear)
   // owns A and B, its work shared 3:1 by their time.
   ASSERT_EQ(r.shapes.size(), 2u);
