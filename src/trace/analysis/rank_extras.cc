@@ -15,7 +15,8 @@ void ComputeRankExtras(const RankTrace& t, const GpuView& view, const AnalysisCo
   out->memory = AnalyzeMemoryTimeline(t);
   out->critical_path = ComputeCriticalPath(t, config.classifier);
   out->efficiency = AnalyzeEfficiency(t, view);
-  if (config.roofline) {
+  // HTA has no roofline, and its view repeats rows (HTA's duplicates): default mode only.
+  if (config.roofline && !config.hta_compat) {
     out->roofline = AnalyzeRoofline(t, view, ModelOperator);
     SetRooflinePct(out->roofline, &out->efficiency);
   }
