@@ -27,6 +27,8 @@ void AddAnalyzeCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--diff", opts->diff_path, "Compare with a second trace or directory");
   cmd->add_flag("--hta-compat", opts->hta_compat,
                 "Reproduce Holistic Trace Analysis' numbers (drops the last step, rounds to us)");
+  cmd->add_flag("--no-roofline", opts->no_roofline,
+                "Skip the work model and % of roofline (to measure what they cost)");
   cmd->add_option("--kernel-patterns", opts->kernel_patterns_path,
                   "File of kernel classification rules: '<comm|memory|compute|other> "
                   "<prefix|contains|suffix> TEXT' per line");

@@ -152,6 +152,15 @@ StatusOr<AnalysisSummary> SummariseAnalysisReport(const json& report) {
     }
     Widen(r.value("critical_path", json::object()), "ts_us", "length_us", base, &s.trace_start_ns,
           &s.trace_end_ns);
+    const json roof = r.value("roofline", json::object());
+    if (roof.is_object()) {
+      s.kernel_s += Num(roof, "kernel_us") / 1e6;
+      s.modelled_s += std::min(Num(roof, "modelled_kernel_us"), Num(roof, "kernel_us")) / 1e6;
+      if (Num(roof, "pct_of_replayed") > 0) {
+        s.roofline_s += Num(roof, "roofline_us") / 1e6;
+        s.replayed_s += Num(roof, "replayed_us") / 1e6;
+      }
+    }
   }
   const json insights = report.value("insights", json::array());
   if (!insights.is_array()) return InvalidArgumentError("report: \"insights\" must be an array");
@@ -203,9 +212,10 @@ StatusOr<int64_t> StoreAnalysis(LedgerStore& store, const AnalysisUpload& upload
         Stmt st,
         db.Prepare("INSERT INTO analyses (job_id, host, received_ns, trace_start_ns, trace_end_ns,"
                    " source, reason, trace_path, ranks, steps, span_s, compute_s, comm_s,"
-                   " memory_s, idle_s, other_s, insights, max_gain_pct, report_bytes, report_gz)"
+                   " memory_s, idle_s, other_s, insights, max_gain_pct, report_bytes, report_gz,"
+                   " roofline_s, replayed_s, kernel_s, modelled_s)"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
-                   " ?16, ?17, ?18, ?19, CAST(?20 AS BLOB))"));
+                   " ?16, ?17, ?18, ?19, CAST(?20 AS BLOB), ?21, ?22, ?23, ?24)"));
     st.Bind(1, upload.job_id).Bind(2, upload.host).Bind(3, upload.received_ns);
     st.Bind(4, s.trace_start_ns).Bind(5, s.trace_end_ns).Bind(6, upload.source);
     st.Bind(7, upload.reason).Bind(8, upload.trace_path).Bind(9, s.ranks).Bind(10, s.steps);
@@ -213,6 +223,7 @@ StatusOr<int64_t> StoreAnalysis(LedgerStore& store, const AnalysisUpload& upload
     st.Bind(15, s.idle_s).Bind(16, s.other_s);
     st.Bind(17, static_cast<int64_t>(s.insights.size())).Bind(18, max_gain);
     st.Bind(19, static_cast<int64_t>(upload.report_json.size())).Bind(20, std::string_view(gz));
+    st.Bind(21, s.roofline_s).Bind(22, s.replayed_s).Bind(23, s.kernel_s).Bind(24, s.modelled_s);
     VIGIL_RETURN_IF_ERROR(st.Run());
     const int64_t id = db.LastInsertRowId();
     VIGIL_ASSIGN_OR_RETURN(

@@ -44,6 +44,9 @@ struct AnalysisSummary {
   // communication, exposed memory, idle and other partition it (communication and memory
   // overlapping each other count as communication; other is the rest of the non-compute time).
   double span_s = 0, compute_s = 0, comm_s = 0, memory_s = 0, idle_s = 0, other_s = 0;
+  // % of roofline, from the ranks' `roofline` objects: the roofline and replayed device time of
+  // the ranks with a figure, and the kernel time of every rank with the part a work model covers.
+  double roofline_s = 0, replayed_s = 0, kernel_s = 0, modelled_s = 0;
   std::vector<AnalysisInsightRow> insights;
 };
 

@@ -2,6 +2,7 @@
 #include "fleet/analysis_store.h"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -228,6 +229,38 @@ TEST_F(AnalysisStoreTest, WorkflowSharesAreWeightedByLedgerGpuHoursElseTraceTime
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   ASSERT_EQ((*job)["analyses"].size(), 2u);
   EXPECT_GT((*job)["analyses"][0]["id"].get<int64_t>(), (*job)["analyses"][1]["id"].get<int64_t>());
+}
+
+// The rank's `roofline` object as vigil analyze writes it (seconds in, microseconds out).
+json WithRoofline(json rank, double roofline, double replayed, double kernel, double modelled,
+                  double pct) {
+  rank["roofline"] = json{{"roofline_us", roofline * 1e6}, {"replayed_us", replayed * 1e6},
+                          {"kernel_us", kernel * 1e6},     {"modelled_kernel_us", modelled * 1e6},
+                          {"pct_of_replayed", pct},        {"coverage", modelled / kernel}};
+  return rank;
+}
+
+TEST_F(AnalysisStoreTest, WorkflowsShowEachJobsPercentOfRoofline) {
+  // Job R: one rank at 2 s of roofline over 8 s replayed (25 %), 6 of 10 s modelled; a second
+  // rank on a GPU without peaks (-1) adds its kernel time to the coverage only; a second analysis
+  // at 3 s over 4 s. Job N's report has no roofline objects.
+  ASSERT_TRUE(Store("R", Report(json::array({WithRoofline(Rank(10, 8, 0, 0, 2), 2, 8, 10, 6, 25),
+                                             WithRoofline(Rank(5, 4, 0, 0, 1, 1), 0, 5, 4, 4, -1)}),
+                                json::array()))
+                  .ok());
+  ASSERT_TRUE(Store("R", Report(json::array({WithRoofline(Rank(4, 4, 0, 0, 0), 3, 4, 4, 4, 75)}),
+                                json::array()))
+                  .ok());
+  ASSERT_TRUE(Store("N", Report(json::array({Rank(10, 5, 0, 0, 5)}), json::array())).ok());
+  const json w = Workflows();
+  std::map<std::string, json> jobs;
+  for (const json& j : w["top_jobs"]) jobs[j["job_id"].get<std::string>()] = j;
+  ASSERT_EQ(jobs.size(), 2u) << w.dump(2);
+  // (2 + 3) / (8 + 4) = 41.67 %; (6 + 4 + 4) / (10 + 4 + 4) = 0.778 modelled.
+  EXPECT_NEAR(jobs["R"]["roofline_pct"].get<double>(), 100.0 * 5 / 12, 1e-9);
+  EXPECT_NEAR(jobs["R"]["roofline_coverage"].get<double>(), 14.0 / 18, 1e-9);
+  EXPECT_TRUE(jobs["N"]["roofline_pct"].is_null());
+  EXPECT_TRUE(jobs["N"]["roofline_coverage"].is_null());
 }
 
 TEST_F(AnalysisStoreTest, WorkflowsOfAnEmptyWindowAreZero) {

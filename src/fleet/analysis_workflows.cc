@@ -26,7 +26,15 @@ struct JobAgg {
   double seconds[kShares] = {};
   double weight_h = 0;  // GPU-hours the job's shares are weighted with.
   bool from_ledger = false;
+  double roofline_s = 0, replayed_s = 0, kernel_s = 0, modelled_s = 0;
 };
+
+// The job's % of roofline over its analyses (summed roofline time over summed replayed device
+// time) and the share of kernel time a work model covers; null where not known.
+json RooflineJson(const JobAgg& j) {
+  return json{{"roofline_pct", j.replayed_s > 0 ? json(100 * j.roofline_s / j.replayed_s) : json()},
+              {"roofline_coverage", j.kernel_s > 0 ? json(j.modelled_s / j.kernel_s) : json()}};
+}
 
 struct InsightAgg {
   std::string title;
@@ -49,7 +57,8 @@ StatusOr<json> QueryWorkflows(Db& db, int64_t since_ns, int64_t until_ns, int64_
   VIGIL_ASSIGN_OR_RETURN(
       Stmt per_job,
       db.Prepare("SELECT job_id, count(*), sum(span_s), sum(compute_s), sum(comm_s),"
-                 " sum(memory_s), sum(idle_s), sum(other_s), max(analysis_id) FROM analyses"
+                 " sum(memory_s), sum(idle_s), sum(other_s), max(analysis_id), sum(roofline_s),"
+                 " sum(replayed_s), sum(kernel_s), sum(modelled_s) FROM analyses"
                  " WHERE received_ns>=?1 AND received_ns<?2 GROUP BY job_id"));
   per_job.Bind(1, since_ns).Bind(2, until_ns);
   int64_t analyses = 0;
@@ -62,6 +71,10 @@ StatusOr<json> QueryWorkflows(Db& db, int64_t since_ns, int64_t until_ns, int64_
     j.span_s = per_job.Real(2);
     for (int k = 0; k < kShares; ++k) j.seconds[k] = per_job.Real(3 + k);
     j.latest = per_job.Int(8);
+    j.roofline_s = per_job.Real(9);
+    j.replayed_s = per_job.Real(10);
+    j.kernel_s = per_job.Real(11);
+    j.modelled_s = per_job.Real(12);
     j.weight_h = j.span_s / 3600;
     analyses += j.analyses;
     trace_s += j.span_s;
@@ -160,6 +173,7 @@ StatusOr<json> QueryWorkflows(Db& db, int64_t since_ns, int64_t until_ns, int64_
                {"shares", SharesJson(j.seconds, j.span_s)},
                {"estimated_gain_pct", gain},
                {"estimated_gain_gpu_hours", j.weight_h * gain / 100}};
+    entry.update(RooflineJson(j));
     entry["top_insight"] =
         row ? json{{"id", best.Text(0)}, {"title", best.Text(1)}, {"severity", best.Text(2)}}
             : json(nullptr);

@@ -105,6 +105,14 @@ CREATE TABLE profiling_decisions (
   decision TEXT NOT NULL, reason TEXT NOT NULL, request_id TEXT NOT NULL DEFAULT '');
 CREATE INDEX profiling_decisions_by_job ON profiling_decisions (job_id, time_ns);
 )sql",
+    // 5: % of roofline of each analysis (the ranks' roofline objects summed): roofline time and
+    //    replayed device time where the GPU has peaks, kernel time and its modelled part.
+    R"sql(
+ALTER TABLE analyses ADD COLUMN roofline_s REAL NOT NULL DEFAULT 0;
+ALTER TABLE analyses ADD COLUMN replayed_s REAL NOT NULL DEFAULT 0;
+ALTER TABLE analyses ADD COLUMN kernel_s REAL NOT NULL DEFAULT 0;
+ALTER TABLE analyses ADD COLUMN modelled_s REAL NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

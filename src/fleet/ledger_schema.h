@@ -19,7 +19,7 @@
 
 namespace vigil {
 
-inline constexpr int kLedgerSchemaVersion = 4;
+inline constexpr int kLedgerSchemaVersion = 5;
 
 // Sets WAL mode and the pragmas, then applies every migration above the file's user_version.
 // A file written by a newer schema is FailedPrecondition.

@@ -32,6 +32,18 @@ std::optional<GpuPipe> ParseGpuPipe(std::string_view name);
 // tensor pipe a matmul of that dtype runs on (fp32 -> kFp32, the non-tensor pipe).
 std::optional<GpuPipe> TensorPipeForDtype(std::string_view dtype);
 
+// Dense peaks the pipes above do not cover (FLOP/s; OP/s for INT8); 0 = the device has no such
+// unit. Why a second table: the daemon's `pipe` label is the GpuPipe list and stays as it is; the
+// analyser's roofline needs a peak per dtype pair as TraceLens names them (`Compute Spec`).
+struct DtypePeaks {
+  double bf16_tensor = 0;  // BF16 tensor/matrix cores (0 on Volta: FP16 only)
+  double int8_tensor = 0;
+  double fp4_tensor = 0;
+  double fp32_matrix = 0;  // FP32 matrix cores (AMD MFMA); NVIDIA has TF32 instead
+  double fp16_vector = 0;  // non-tensor FP16 (packed where the vendor counts it so)
+  double bf16_vector = 0;  // non-tensor BF16
+};
+
 struct GpuSpec {
   std::string_view model;         // Canonical short name, e.g. "H100 SXM"; the `gpu_model` label.
   std::string_view vendor;        // "nvidia" or "amd".
@@ -45,6 +57,7 @@ struct GpuSpec {
   uint64_t memory_bytes = 0;                // Device memory (HBM or GDDR) as marketed.
   double memory_bandwidth_bytes_per_s = 0;  // Peak device-memory bandwidth.
   double tdp_watts = 0;                     // Maximum board power.
+  DtypePeaks dtype_peaks{};
 
   double FlopPerClockPerUnit(GpuPipe pipe) const {
     return flop_per_clock_per_unit[static_cast<int>(pipe)];
@@ -53,6 +66,13 @@ struct GpuSpec {
   // The largest dense peak over all pipes (the tensor peak used for "fraction of dense peak").
   double MaxDensePeakFlops() const;
 };
+
+// The dense peak for one of TraceLens's compute-spec names: "matrix_fp64", "matrix_fp32",
+// "matrix_tf32", "matrix_bf16", "matrix_fp16", "matrix_fp8", "matrix_int8", "matrix_fp4",
+// "vector_fp64", "vector_fp32", "vector_bf16", "vector_fp16". matrix_fp32 is the FP32 matrix rate
+// on AMD and the TF32 tensor rate on NVIDIA; matrix_fp64 falls back to the FP64 vector rate where
+// there are no FP64 tensor cores. 0 when the device has no such unit or the name is unknown.
+double PeakFlopsForComputeSpec(const GpuSpec& gpu, std::string_view compute_spec);
 
 // Every GPU model in the table.
 std::span<const GpuSpec> AllGpuSpecs();

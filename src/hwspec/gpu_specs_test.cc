@@ -83,6 +83,63 @@ TEST(GpuSpecTableTest, HandComputedH100Peaks) {
   EXPECT_EQ(v100->PeakFlops(GpuPipe::kFp8Tensor), 0);  // Volta has no FP8 pipe.
 }
 
+// Published dense figures (datasheets; sparse figures halved), by TraceLens's compute-spec names.
+TEST(ComputeSpecPeakTest, MatchesPublishedNumbers) {
+  struct Case {
+    std::string_view device, spec;
+    double tflops;
+  };
+  const Case cases[] = {
+      {"NVIDIA H100 80GB HBM3", "matrix_bf16", 989.4},  // 1,979 TF* sparse
+      {"NVIDIA H100 80GB HBM3", "matrix_fp8", 1978.9},  // 3,958 TF* sparse
+      {"NVIDIA H100 80GB HBM3", "matrix_int8", 1978.9},
+      {"NVIDIA H100 80GB HBM3", "matrix_tf32", 494.7},
+      {"NVIDIA H100 80GB HBM3", "matrix_fp64", 67},
+      {"NVIDIA H100 80GB HBM3", "vector_fp32", 67},
+      {"NVIDIA H100 80GB HBM3", "vector_bf16", 133.8},
+      {"NVIDIA A100-SXM4-80GB", "matrix_fp16", 312},
+      {"NVIDIA A100-SXM4-80GB", "matrix_int8", 624},
+      {"NVIDIA A100-SXM4-80GB", "matrix_fp32", 156},  // TF32 tensor cores
+      {"NVIDIA A100-SXM4-80GB", "vector_bf16", 39},
+      {"NVIDIA A100-SXM4-80GB", "vector_fp16", 78},
+      {"Tesla V100-SXM2-16GB", "matrix_fp16", 125},
+      {"Tesla V100-SXM2-16GB", "matrix_bf16", 0},    // no BF16 tensor cores on Volta
+      {"Tesla V100-SXM2-16GB", "matrix_fp64", 7.8},  // no FP64 tensor cores: the vector rate
+      {"NVIDIA B200", "matrix_fp4", 9000},
+      {"AMD Instinct MI300X", "matrix_bf16", 1307.4},
+      {"AMD Instinct MI300X", "matrix_fp8", 2614.9},
+      {"AMD Instinct MI300X", "matrix_fp32", 163.4},
+      {"AMD Instinct MI300X", "vector_fp64", 81.7},
+      {"AMD Instinct MI210", "matrix_int8", 181},
+      {"AMD Instinct MI210", "matrix_tf32", 0},
+      {"AMD Instinct MI210", "nonsense", 0},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.device) + " " + std::string(c.spec));
+    const GpuSpec* spec = FindGpuSpec(c.device);
+    ASSERT_NE(spec, nullptr);
+    EXPECT_NEAR(PeakFlopsForComputeSpec(*spec, c.spec), c.tflops * 1e12, 1e9);
+  }
+}
+
+// Every GPU has a vector FP32 peak (the roofline's fallback) and a matrix rate at least as high
+// as the vector rate of the same dtype wherever both exist.
+TEST(ComputeSpecPeakTest, EveryGpuHasTheFallbackAndMatrixBeatsVector) {
+  for (const GpuSpec& spec : AllGpuSpecs()) {
+    SCOPED_TRACE(spec.model);
+    EXPECT_GT(PeakFlopsForComputeSpec(spec, "vector_fp32"), 0);
+    for (auto [matrix, vector] :
+         {std::pair{"matrix_bf16", "vector_bf16"}, std::pair{"matrix_fp16", "vector_fp16"},
+          std::pair{"matrix_fp64", "vector_fp64"}}) {
+      const double m = PeakFlopsForComputeSpec(spec, matrix);
+      const double v = PeakFlopsForComputeSpec(spec, vector);
+      if (m > 0 && v > 0) {
+        EXPECT_GE(m, v) << matrix;
+      }
+    }
+  }
+}
+
 TEST(GpuSpecTableTest, ModelNamesAreUnique) {
   std::set<std::string_view> names;
   for (const GpuSpec& spec : AllGpuSpecs()) EXPECT_TRUE(names.insert(spec.model).second);

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 
+#include "trace/analysis/work_model/op_models.h"
 #include "trace/insights/rules.h"
 #include "trace/report/html_sections.h"
 #include "trace/report/json_sections.h"
 #include "trace/report/op_sections.h"
+#include "trace/report/roofline_report.h"
 #include "trace/report/text_sections.h"
 #include "trace/report/what_if_report.h"
 
@@ -63,6 +65,14 @@ void CpuOps(const RankTrace& t, const Config& c, RankReport* r) {
   static const KernelClassifier kDefault = KernelClassifier::Default();
   r->attribution = AttributeKernels(t, c.hta_compat ? kDefault : c.classifier);
   r->cpu_ops = ComputeCpuOpBreakdown(t, r->attribution);
+}
+
+// % of roofline, after the efficiency analysis, whose roofline figure it sets. HTA has no
+// roofline, and its view repeats rows (HTA's duplicates): default mode only.
+void ComputeRoofline(const RankTrace& t, const Config& c, RankReport* r) {
+  if (!c.roofline || c.hta_compat) return;
+  r->roofline = AnalyzeRoofline(t, r->view, ModelOperator);
+  SetRooflinePct(r->roofline, &r->efficiency);
 }
 
 // Every per-rank analysis, in computing (and JSON) order.
@@ -124,6 +134,9 @@ constexpr RankAnalysis kRankAnalyses[] = {
        r->efficiency = AnalyzeEfficiency(t, r->view);
      },
      JsonEfficiency, TextEfficiency, nullptr, 9, 0},
+    {"roofline", ComputeRoofline, WriteRooflineJson,
+     [](const RankReport& r, const TextOptions&, std::string* out) { RenderRooflineText(r, out); },
+     [](const RankReport& r, std::string* h) { *h += HtmlRoofline(r); }, 10, 10},
     {"queue_length", QueueLength, JsonQueueLength, TextCounters, HtmlCounters, 8, 9},
     {"memory_bandwidth", MemoryBandwidth, JsonMemoryBandwidth, nullptr, nullptr, 0, 0},
     {"cpu_ops", CpuOps, WriteCpuOpsJson,

@@ -144,6 +144,7 @@ int RunAnalyze(const AnalyzeOptions& o, FILE* out, FILE* err) {
   AnalysisConfig config;
   InsightThresholds thresholds;
   config.hta_compat = o.hta_compat;
+  config.roofline = !o.no_roofline;
   for (const std::string& a : o.thresholds) {
     Status st = ApplyThreshold(a, &config, &thresholds);
     if (!st.ok()) {

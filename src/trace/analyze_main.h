@@ -24,6 +24,7 @@ struct AnalyzeOptions {
   std::string kernel_patterns_path;     // --kernel-patterns
   std::vector<std::string> thresholds;  // --threshold name=value
   bool hta_compat = false;              // --hta-compat
+  bool no_roofline = false;             // --no-roofline
   bool quiet = false;                   // --quiet: no summary on stdout
   int threads = 0;                      // --threads (0: all cores)
   int progress = -1;  // --progress: 1 always (at once), 0 never, -1 on a terminal after 1 s

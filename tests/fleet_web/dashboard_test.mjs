@@ -261,6 +261,19 @@ async function main() {
     check(insightRows.some((r) => r[0].includes('exposed_communication')), 'workflows: exposed_communication listed');
     const gainLinks = await page.$$eval('#page-workflows tr.gain-row td.key a', (as) => as.map((a) => a.textContent));
     check(gainLinks.length === analysedJobs.size, `workflows: top jobs by gain (${gainLinks.join(', ')})`);
+    // % of roofline per job: the cell says what the API says (a figure with its coverage, or a
+    // dash where no kernel has a work model on a GPU with peaks).
+    const roofCells = await page.$$eval('#page-workflows tr.gain-row', (rows) => rows.map((r) => ({
+      job: r.querySelector('td.key a').textContent, text: r.querySelector('.roofline')?.textContent })));
+    const range = await page.$eval('#range', (sel) => sel.value);
+    const wfApi = await (await fetch(`${base}/api/v1/workflows?since=${encodeURIComponent(range)}`)).json();
+    const roofOk = roofCells.length === analysedJobs.size && roofCells.every((c) => {
+      const j = wfApi.top_jobs.find((x) => x.job_id === c.job);
+      if (!j || !('roofline_pct' in j) || c.text == null) return false;
+      return j.roofline_pct == null ? c.text === '—'
+        : c.text.startsWith(`${j.roofline_pct.toFixed(1)}%`) && c.text.includes(`${(100 * j.roofline_coverage).toFixed(1)}% modelled`);
+    });
+    check(roofOk, `workflows: % of roofline per job as the API gives it (${JSON.stringify(roofCells)})`);
     const wfText = await page.textContent('#page-workflows');
     check(wfText.includes('pytorch') && wfText.includes('jax'), 'workflows page still shows GPU-hours by framework');
     await page.click(`#page-workflows tr.gain-row td.key a:text-is("${gainLinks[0]}")`);

@@ -32,6 +32,8 @@ struct AnalysisConfig {
   KernelClassifier classifier = KernelClassifier::Default();
   // What-if projections of kernel categories made faster, "attention=2x,gemm=1.5x" (what_if.h).
   std::string what_if;
+  // % of roofline (analysis/roofline.h); off with --no-roofline (to measure what it costs).
+  bool roofline = true;
 };
 
 }  // namespace vigil::trace

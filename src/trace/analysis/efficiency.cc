@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "hwspec/gpu_specs.h"
+#include "trace/analysis/roofline.h"
 
 namespace vigil::trace {
 namespace {
@@ -114,12 +115,14 @@ Efficiency AnalyzeEfficiency(const RankTrace& t, const GpuView& v) {
   }
   if (const GpuSpec* spec = FindGpuSpec(device_name); spec != nullptr) {
     out.gpu_model = std::string(spec->model);
-    out.peak_flops_per_s = spec->MaxDensePeakFlops();
-    if (out.achieved_flops_per_s > 0 && out.peak_flops_per_s > 0) {
-      out.roofline_pct = 100.0 * out.achieved_flops_per_s / out.peak_flops_per_s;
-    }
   }
   return out;
+}
+
+void SetRooflinePct(const Roofline& r, Efficiency* e) {
+  if (!r.computed || r.rank.modelled_kernels == 0) return;
+  if (r.main_peak_flops_per_s > 0) e->peak_flops_per_s = r.main_peak_flops_per_s;
+  e->roofline_pct = r.rank.PctOfReplayed();
 }
 
 }  // namespace vigil::trace

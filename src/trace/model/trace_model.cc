@@ -94,6 +94,7 @@ void EventTable::Reserve(size_t n) {
   bytes.reserve(n);
   kargs.reserve(n);
   oargs.reserve(n);
+  shapes.reserve(n);
 }
 
 }  // namespace vigil::trace

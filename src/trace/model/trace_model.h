@@ -74,6 +74,17 @@ struct OpArgs {
   int64_t wait_on_record_corr = -1;
 };
 
+// The recorded inputs of a cpu_op (record_shapes=True: args "Input Dims", "Input type",
+// "Input Strides", "Concrete Inputs"), kept as the JSON text the trace wrote: ids into
+// RankTrace::shape_text, 0 when the arg is absent. Operators called alike share one entry; the
+// work model parses an entry only when it asks for it (analysis/op_inputs.h).
+struct OpShapes {
+  uint32_t dims = 0;
+  uint32_t types = 0;
+  uint32_t strides = 0;
+  uint32_t concrete = 0;
+};
+
 // Complete ("X") events, one column per field. Most columns are stored packed
 // (model/packed_column.h: 1-4 bytes a row, exact wide values on read), so a row costs ~30 bytes
 // rather than 93; read them by index (e.dur[i]) or iterate.
@@ -92,6 +103,7 @@ struct EventTable {
   PackedColumn<int64_t, int16_t> bytes;  // args.bytes, -1 when absent
   IndexColumn kargs;                     // index into RankTrace::kernel_args or kNoIndex
   IndexColumn oargs;                     // index into RankTrace::op_args or kNoIndex
+  IndexColumn shapes;                    // index into RankTrace::op_shapes or kNoIndex
 
   size_t size() const { return ts.size(); }
   int64_t end(size_t i) const { return ts[i] + dur[i]; }
@@ -188,6 +200,8 @@ struct RankTrace {
   EventTable events;
   std::vector<KernelArgs> kernel_args;  // distinct values: rows with the same args share one
   std::vector<OpArgs> op_args;
+  std::vector<OpShapes> op_shapes;  // distinct recorded inputs of cpu_ops
+  StringTable shape_text;           // their JSON text
   MemoryTable memory;
   std::vector<FlowEvent> flows;
   DataQuality quality;

@@ -28,6 +28,7 @@
 #include "trace/analysis/multi_rank_critical_path.h"
 #include "trace/analysis/op_attribution.h"
 #include "trace/analysis/queue_length.h"
+#include "trace/analysis/roofline.h"
 #include "trace/analysis/straggler.h"
 #include "trace/analysis/sync_points.h"
 #include "trace/analysis/temporal_breakdown.h"
@@ -68,6 +69,7 @@ struct RankReport {
   std::vector<DeviceMemory> memory;
   CriticalPath critical_path;
   Efficiency efficiency;
+  Roofline roofline;  // % of roofline (default mode only)
   QueueLengthSummary queue_length;
   MemoryBandwidthSummary memory_bw;
   WhatIfReport what_if;       // projections on the critical path (computed with it)

@@ -11,6 +11,11 @@ import { profilingCard } from './profiling_card.js';
 
 const jobLink = (id) => h('a', { href: `#/job/${encodeURIComponent(id)}` }, id);
 const pct1 = (v) => `${(100 * (v || 0)).toFixed(1)}%`;
+// % of roofline of a job's analyses, with the share of kernel time its work model covers.
+const roofline = (j) => (j.roofline_pct == null
+  ? h('span', { class: 'roofline', title: 'no kernel with a work model on a GPU with known peaks' }, '—')
+  : h('span', { class: 'roofline', title: `${pct1(j.roofline_coverage)} of kernel time modelled` },
+    `${j.roofline_pct.toFixed(1)}%`, h('small', {}, ` (${pct1(j.roofline_coverage)} modelled)`)));
 
 export async function workflows(root, ctx) {
   const [wf, fw, profiling] = await Promise.all([
@@ -61,6 +66,7 @@ export async function workflows(root, ctx) {
             { label: 'Top insight', value: (j) => (j.top_insight ? h('span', {}, severity(j.top_insight.severity), ' ', j.top_insight.title) : '—') },
             { label: 'Gain', cls: 'num', value: (j) => `${j.estimated_gain_pct.toFixed(1)}%` },
             { label: 'GPU-h to win', cls: 'num', value: (j) => f.gpuHours(j.estimated_gain_gpu_hours) },
+            { label: '% of roofline', cls: 'num', value: roofline },
             { label: 'Analysis', value: (j) => analysisLink(j.job_id, j.latest_analysis_id) },
           ],
           wf.top_jobs,
