@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "hwspec/gpu_specs.h"
 #include "trace/analysis/work_model/op_models.h"
 #include "trace/insights/rules.h"
 #include "trace/report/html_sections.h"
@@ -50,14 +51,51 @@ void MemoryBandwidth(const RankTrace& t, const Config& c, RankReport* r) {
   r->memory_bw = ComputeMemoryBandwidth(t, c.hta_compat ? &rows : nullptr);
 }
 
+// GEMM kernels that miss the tensor cores (efficiency.h's test) run at the tensor-core rate the
+// advice names: TF32 over FP32 where the GPU has TF32, else FP16; 2x on a GPU not in the table.
+WhatIfResult ProjectGemmOnTensorCores(const RankTrace& t, const PathGraph& graph,
+                                      const CriticalPath& measured) {
+  double factor = 2;
+  const GpuSpec* gpu = t.meta.devices.empty() ? nullptr : FindGpuSpec(t.meta.devices[0].name);
+  if (gpu != nullptr && gpu->PeakFlops(GpuPipe::kFp32) > 0) {
+    double tensor = gpu->PeakFlops(GpuPipe::kTf32Tensor) > 0 ? gpu->PeakFlops(GpuPipe::kTf32Tensor)
+                                                             : gpu->PeakFlops(GpuPipe::kFp16Tensor);
+    if (tensor > 0) factor = tensor / gpu->PeakFlops(GpuPipe::kFp32);
+  }
+  auto match = [&](uint32_t, uint32_t row) {
+    if (t.events.kind[row] != EventKind::kKernel) return false;
+    std::string_view name = t.strings.Get(t.events.name[row]);
+    return IsGemmKernel(name) && !IsTensorCoreKernel(name);
+  };
+  return ProjectFaster(graph, measured, "gemm_on_tensor_cores", match, factor);
+}
+
 // The critical path and the what-if projections share one dependency graph of the rank's events,
-// built once here (it is as large as the trace, so it is not kept).
+// built once here (it is as large as the trace, so it is not kept). Runs after the roofline, whose
+// per-kernel times the "every kernel at its roofline" projection replays, and after the
+// attribution, whose kernel categories `--what-if attention=2x` names.
 void CriticalPathAndWhatIf(const RankTrace& t, const Config& c, RankReport* r) {
   const PathGraph graph = BuildPathGraph(t, c.classifier);
   r->critical_path = CriticalPathOf(graph);
   auto specs = ParseWhatIfSpecs(c.what_if);
-  r->what_if =
-      ComputeWhatIfs(graph, r->critical_path, specs.ok() ? *specs : std::vector<WhatIfSpec>());
+  // `--what-if NAME=Fx` names a kernel category (kernel_category.h), from the attribution.
+  std::vector<KernelCategory> category(t.events.size(), KernelCategory::kOther);
+  for (size_t i = 0; i < r->attribution.size(); ++i) {
+    category[t.links.gpu[i]] = r->attribution.category[i];
+  }
+  auto category_of = [&](const RankTrace&, uint32_t row) {
+    return row < category.size() ? KernelCategoryName(category[row]) : std::string_view();
+  };
+  r->what_if = ComputeWhatIfs(graph, r->critical_path,
+                              specs.ok() ? *specs : std::vector<WhatIfSpec>(), category_of);
+  if (r->efficiency.gemm_no_tc_time > 0) {
+    r->what_if.projections.push_back(ProjectGemmOnTensorCores(t, graph, r->critical_path));
+  }
+  if (!r->roofline.kernel_roofline_ns.empty()) {
+    std::vector<int64_t> roofline_ns(t.events.size(), -1);
+    for (const auto& [row, ns] : r->roofline.kernel_roofline_ns) roofline_ns[row] = ns;
+    r->what_if.projections.push_back(ProjectRoofline(graph, r->critical_path, roofline_ns));
+  }
 }
 
 // Kernel categories use our kernel patterns in both modes (HTA's rules know only NCCL).
@@ -127,8 +165,6 @@ constexpr RankAnalysis kRankAnalyses[] = {
     {"memory_timeline",
      [](const RankTrace& t, const Config&, RankReport* r) { r->memory = AnalyzeMemoryTimeline(t); },
      JsonMemoryTimeline, nullptr, HtmlMemoryTimeline, 0, 6},
-    {"critical_path", CriticalPathAndWhatIf, JsonCriticalPath, TextCriticalPath, HtmlCriticalPath,
-     6, 7},
     {"efficiency",
      [](const RankTrace& t, const Config&, RankReport* r) {
        r->efficiency = AnalyzeEfficiency(t, r->view);
@@ -137,13 +173,15 @@ constexpr RankAnalysis kRankAnalyses[] = {
     {"roofline", ComputeRoofline, WriteRooflineJson,
      [](const RankReport& r, const TextOptions&, std::string* out) { RenderRooflineText(r, out); },
      [](const RankReport& r, std::string* h) { *h += HtmlRoofline(r); }, 10, 10},
-    {"queue_length", QueueLength, JsonQueueLength, TextCounters, HtmlCounters, 8, 9},
-    {"memory_bandwidth", MemoryBandwidth, JsonMemoryBandwidth, nullptr, nullptr, 0, 0},
     {"cpu_ops", CpuOps, WriteCpuOpsJson,
      [](const RankReport& r, const TextOptions& o, std::string* out) {
        *out += RenderCpuOpsText(r, o.top_kernels);
      },
      [](const RankReport& r, std::string* h) { *h += HtmlCpuOps(r); }, 4, 5},
+    {"critical_path", CriticalPathAndWhatIf, JsonCriticalPath, TextCriticalPath, HtmlCriticalPath,
+     6, 7},
+    {"queue_length", QueueLength, JsonQueueLength, TextCounters, HtmlCounters, 8, 9},
+    {"memory_bandwidth", MemoryBandwidth, JsonMemoryBandwidth, nullptr, nullptr, 0, 0},
     {"what_if", nullptr /* with the critical path */, WriteRankWhatIf,
      [](const RankReport& r, const TextOptions&, std::string* out) {
        AppendRankWhatIfText(r, out);

@@ -104,6 +104,7 @@ Roofline AnalyzeRoofline(const RankTrace& t, const GpuView& v, const OpModelFn& 
       k = KernelRoofline(flops, bytes, static_cast<double>(dur_ns), peak.flops_per_s,
                          gpu->memory_bandwidth_bytes_per_s);
       time_by_peak[peak.name] += dur_ns;
+      out.kernel_roofline_ns.emplace_back(row, static_cast<int64_t>(k.roofline_ns));
     }
     for (RooflineTotals* x : totals) {
       if (x == nullptr) continue;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "trace/analysis/gpu_view.h"
@@ -69,6 +70,9 @@ struct Roofline {
   RooflineTotals rank;
   std::vector<RooflineStep> steps;
   std::vector<RooflineShape> shapes;  // by kernel time, largest first
+  // (event row, roofline time in ns) of every modelled kernel: the what-if "every kernel at its
+  // roofline" replays the critical path with these times.
+  std::vector<std::pair<uint32_t, int64_t>> kernel_roofline_ns;
 };
 
 Roofline AnalyzeRoofline(const RankTrace& trace, const GpuView& view, const OpModelFn& model);

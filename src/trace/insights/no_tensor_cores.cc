@@ -32,7 +32,7 @@ void RuleNoTensorCores(const Report& report, const InsightThresholds& th,
         }
       }
     }
-    in.estimated_gain_pct = pct * 0.75 * (100.0 - r.temporal.Pct(r.temporal.idle)) / 100.0;
+    in.estimated_gain_pct = ProjectedGainPct(r, WhatIfChange::kGemmOnTensorCores);
     const bool training = r.workload.kind == WorkloadKind::kTraining;
     if (gpu.tf32 && gpu.bf16) {
       in.recommendation =

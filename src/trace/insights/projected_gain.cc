@@ -17,6 +17,8 @@ std::string_view NameOf(WhatIfChange c) {
       return "pageable_copies_pinned";
     case WhatIfChange::kLastArriverAtMedian:
       return "last_arriver_at_median";
+    case WhatIfChange::kGemmOnTensorCores:
+      return "gemm_on_tensor_cores";
   }
   return "";
 }

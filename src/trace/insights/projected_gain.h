@@ -5,7 +5,7 @@
 // Owner: trace. Used by the insight rules.
 #pragma once
 
-#include "trace/analyzer.h"
+#include "trace/results/report.h"
 
 namespace vigil::trace {
 
@@ -14,6 +14,7 @@ enum class WhatIfChange {
   kCommOverlapped,        // communication hidden behind computation
   kPageableCopiesPinned,  // copies from/to pageable memory at pinned speed (2x)
   kLastArriverAtMedian,   // multi-rank: the last arriver at collectives as fast as the median
+  kGemmOnTensorCores,     // GEMMs that miss the tensor cores at the tensor-core rate
 };
 
 // 0 when the projection is not available for the rank. In [0, 100].

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "trace/results/report.h"
 #include "trace/report/json_writer.h"
+#include "trace/results/report.h"
 
 namespace vigil::trace {
 
