@@ -149,8 +149,9 @@ Roofline AnalyzeRoofline(const RankTrace& t, const GpuView& v, const OpModelFn& 
   if (first_spec != nullptr && !out.main_peak.empty()) {
     out.main_peak_flops_per_s = PeakFlopsForComputeSpec(*first_spec, out.main_peak);
   }
-  // The one place the replayed device length is computed: from the critical-path engine's
-  // ReplayedDeviceLength once it lands, from its stand-in until then.
+  // The one place the replayed device length is computed: per device, the busy time of the union
+  // of its streams, the concurrency the trace shows kept (docs/trace-json-schema.md says why not
+  // the critical-path engine's dependency replay).
   auto replayed_ns = [&](std::span<const size_t> rows) {
     return ReplayedLengthStandIn(v, rows) * unit;
   };
