@@ -323,7 +323,9 @@ TEST_F(RemoteWriteSinkTest, ReadDeadlineTurnsAHungReceiverIntoARetry) {
   sink->Consume(MakeBatch(kT0, {{{}, 1}}));
   ASSERT_TRUE(WaitFor([&] { return sink->stats().send_failures >= 1; }));
   EXPECT_EQ(sink->stats().last_http_status, 0);
-  EXPECT_EQ(sink->health().state, SinkHealth::State::kFailed);
+  // The failure is counted before the health is updated: wait for the health, which stays failed
+  // while the receiver holds every request.
+  EXPECT_TRUE(WaitFor([&] { return sink->health().state == SinkHealth::State::kFailed; }));
   receiver_.Release();
   // At least once: the request that timed out may also have been taken by the receiver.
   ASSERT_TRUE(WaitFor([&] { return sink->stats().requests_sent >= 1; }));
