@@ -40,14 +40,11 @@ void Launch(const RankTrace& t, const Config& c, RankReport* r) {
   r->launch =
       c.hta_compat ? ComputeLaunchStatsHta(t, BuildHtaRows(t), c) : ComputeLaunchStats(t, c);
 }
-void QueueLength(const RankTrace& t, const Config& c, RankReport* r) {
+// The launch queue and copy bandwidth summaries read the same HTA rows: built once for both.
+void Counters(const RankTrace& t, const Config& c, RankReport* r) {
   HtaRows rows;
   if (c.hta_compat) rows = BuildHtaRows(t);
   r->queue_length = ComputeQueueLength(t, c.hta_compat ? &rows : nullptr);
-}
-void MemoryBandwidth(const RankTrace& t, const Config& c, RankReport* r) {
-  HtaRows rows;
-  if (c.hta_compat) rows = BuildHtaRows(t);
   r->memory_bw = ComputeMemoryBandwidth(t, c.hta_compat ? &rows : nullptr);
 }
 
@@ -79,9 +76,12 @@ void CriticalPathAndWhatIf(const RankTrace& t, const Config& c, RankReport* r) {
   r->critical_path = CriticalPathOf(graph);
   auto specs = ParseWhatIfSpecs(c.what_if);
   // `--what-if NAME=Fx` names a kernel category (kernel_category.h), from the attribution.
-  std::vector<KernelCategory> category(t.events.size(), KernelCategory::kOther);
-  for (size_t i = 0; i < r->attribution.size(); ++i) {
-    category[t.links.gpu[i]] = r->attribution.category[i];
+  std::vector<KernelCategory> category;
+  if (specs.ok() && !specs->empty()) {
+    category.assign(t.events.size(), KernelCategory::kOther);
+    for (size_t i = 0; i < r->attribution.size(); ++i) {
+      category[t.links.gpu[i]] = r->attribution.category[i];
+    }
   }
   auto category_of = [&](const RankTrace&, uint32_t row) {
     return row < category.size() ? KernelCategoryName(category[row]) : std::string_view();
@@ -180,8 +180,9 @@ constexpr RankAnalysis kRankAnalyses[] = {
      [](const RankReport& r, std::string* h) { *h += HtmlCpuOps(r); }, 4, 5},
     {"critical_path", CriticalPathAndWhatIf, JsonCriticalPath, TextCriticalPath, HtmlCriticalPath,
      6, 7},
-    {"queue_length", QueueLength, JsonQueueLength, TextCounters, HtmlCounters, 8, 9},
-    {"memory_bandwidth", MemoryBandwidth, JsonMemoryBandwidth, nullptr, nullptr, 0, 0},
+    {"queue_length", Counters, JsonQueueLength, TextCounters, HtmlCounters, 8, 9},
+    {"memory_bandwidth", nullptr /* with the queue length */, JsonMemoryBandwidth, nullptr, nullptr,
+     0, 0},
     {"what_if", nullptr /* with the critical path */, WriteRankWhatIf,
      [](const RankReport& r, const TextOptions&, std::string* out) {
        AppendRankWhatIfText(r, out);
