@@ -11,7 +11,7 @@ ALLOWED = {
     "metrics": {"base"},
     "hwspec": {"base"},
     "attribution": {"base"},
-    "collectors": {"base", "metrics", "attribution", "gpu", "hwspec"},
+    "collectors": {"base", "metrics", "attribution", "gpu", "hwspec", "snoop", "profile"},
     "gpu": {"base", "metrics", "hwspec"},
     "sinks": {"base", "metrics"},
     "rpc": {"base"},
@@ -21,11 +21,15 @@ ALLOWED = {
     "ipc": {"base", "metrics", "attribution", "rpc"},
     "client": {"base", "ipc"},
     "trace": {"base", "hwspec"},
-    "snoop": {"base"},
+    # perf_event and ELF machinery: sampling, unwinding, symbolisation, profile outputs.
+    "profile": {"base"},
+    # eBPF CUDA tracing; its stacks are symbolised by profile.
+    "snoop": {"base", "profile"},
     "daemon": {"base", "metrics", "hwspec", "attribution", "collectors", "gpu", "sinks", "rpc",
                "ipc", "httpd"},
     "fleet": {"base", "metrics", "rpc", "trace", "hwspec", "httpd"},
-    "cli": {"base", "rpc", "trace", "hwspec", "metrics"},
+    # `vigil snoop` and `vigil profile` load their probes in the CLI process when run locally.
+    "cli": {"base", "rpc", "trace", "hwspec", "metrics", "snoop", "profile"},
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/')
