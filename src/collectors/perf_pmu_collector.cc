@@ -20,9 +20,8 @@ constexpr MetricDesc kInstructions{"vigil_pmu_instructions_total",
                                    MetricKind::kCounter, ""};
 constexpr MetricDesc kCycles{"vigil_pmu_cycles_total", "CPU cycles (perf cycles).",
                              MetricKind::kCounter, ""};
-constexpr MetricDesc kIpc{"vigil_pmu_ipc",
-                          "Instructions per cycle over the last interval.", MetricKind::kGauge,
-                          ""};
+constexpr MetricDesc kIpc{"vigil_pmu_ipc", "Instructions per cycle over the last interval.",
+                          MetricKind::kGauge, ""};
 constexpr MetricDesc kCacheReferences{"vigil_pmu_cache_references_total",
                                       "Cache accesses by level (llc: perf cache-references).",
                                       MetricKind::kCounter, ""};
@@ -65,17 +64,17 @@ constexpr MetricDesc kMultiplexRatio{
     "vigil_pmu_multiplex_ratio",
     "Share of the last interval an event was on a counter (time_running over time_enabled).",
     MetricKind::kGauge, "ratio"};
-constexpr MetricDesc kPmuInfo{"vigil_pmu_info",
-                           "Always 1; labels name the CPU vendor and the core PMU (none in VMs).",
-                           MetricKind::kGauge, "info"};
+constexpr MetricDesc kPmuInfo{
+    "vigil_pmu_info", "Always 1; labels name the CPU vendor and the core PMU (none in VMs).",
+    MetricKind::kGauge, "info"};
 constexpr MetricDesc kUnavailable{"vigil_pmu_unavailable_events",
                                   "Configured events or cgroups that cannot be counted here.",
                                   MetricKind::kGauge, ""};
 constexpr const MetricDesc* kMetrics[] = {
-    &kInstructions, &kCycles,       &kIpc,          &kCacheReferences, &kCacheMisses,
-    &kDtlbMisses,   &kBranchMisses, &kTaskClock,    &kContextSwitches, &kCpuMigrations,
-    &kPageFaults,   &kMemoryRead,   &kMemoryWrite,  &kMemoryBytes,     &kEvents,
-    &kMultiplexRatio, &kPmuInfo,   &kUnavailable,
+    &kInstructions,   &kCycles,       &kIpc,         &kCacheReferences, &kCacheMisses,
+    &kDtlbMisses,     &kBranchMisses, &kTaskClock,   &kContextSwitches, &kCpuMigrations,
+    &kPageFaults,     &kMemoryRead,   &kMemoryWrite, &kMemoryBytes,     &kEvents,
+    &kMultiplexRatio, &kPmuInfo,      &kUnavailable,
 };
 
 std::unique_ptr<Collector> Create(const CollectorOptions& options) {
@@ -130,9 +129,9 @@ void MapEvent(const PmuEvent& e, const MetricDesc** desc, Labels* labels, double
 }
 
 std::string Summarise(const std::vector<std::string>& reasons) {
-  std::vector<std::string> shown(reasons.begin(),
-                                 reasons.begin() + static_cast<ptrdiff_t>(std::min(
-                                                       reasons.size(), kMaxReasonsShown)));
+  std::vector<std::string> shown(
+      reasons.begin(),
+      reasons.begin() + static_cast<ptrdiff_t>(std::min(reasons.size(), kMaxReasonsShown)));
   std::string out = Join(shown, "; ");
   if (reasons.size() > kMaxReasonsShown) {
     out += "; and " + std::to_string(reasons.size() - kMaxReasonsShown) + " more";
@@ -304,8 +303,7 @@ void PerfPmuCollector::Write(MetricWriter& out) {
       add(per_cgroup_[c.event][static_cast<size_t>(c.target.cgroup)], c);
     } else if (static_cast<size_t>(c.target.cpu) < cpu_slot_.size() &&
                cpu_slot_[static_cast<size_t>(c.target.cpu)] >= 0) {
-      add(per_cpu_[c.event][static_cast<size_t>(cpu_slot_[static_cast<size_t>(c.target.cpu)])],
-          c);
+      add(per_cpu_[c.event][static_cast<size_t>(cpu_slot_[static_cast<size_t>(c.target.cpu)])], c);
     }
   }
   auto with = [](const Labels& base, std::initializer_list<std::pair<const char*, std::string>> l) {
@@ -330,7 +328,8 @@ void PerfPmuCollector::Write(MetricWriter& out) {
       for (size_t s = 0; s < cpus_.size(); ++s) {
         const Acc& a = per_cpu_[e][s];
         if (a.read) {
-          out.Add(*m.desc, a.total / m.divisor, with(m.labels, {{"cpu", std::to_string(cpus_[s])}}));
+          out.Add(*m.desc, a.total / m.divisor,
+                  with(m.labels, {{"cpu", std::to_string(cpus_[s])}}));
           all += a.total;
           any = true;
         }

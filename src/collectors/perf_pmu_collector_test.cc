@@ -42,8 +42,7 @@ PerfPmuCollector::Options Opts(HostPaths paths, PerfEventSys* sys,
 // counts k x a per-event base, so scaled totals are k x 2 x base (hardware) or k x base.
 class ScriptedPerfEventSys : public PerfEventSys {
  public:
-  int PerfEventOpen(const perf_event_attr& attr, pid_t, int, int group_fd,
-                    unsigned long) override {
+  int PerfEventOpen(const perf_event_attr& attr, pid_t, int, int group_fd, unsigned long) override {
     ++open_calls;
     const int fd = next_fd++;
     const int leader = group_fd < 0 ? fd : group_fd;
@@ -69,23 +68,35 @@ class ScriptedPerfEventSys : public PerfEventSys {
   static uint64_t Base(const perf_event_attr& a) {
     if (a.type == PERF_TYPE_HARDWARE) {
       switch (a.config) {
-        case PERF_COUNT_HW_INSTRUCTIONS: return 4000;
-        case PERF_COUNT_HW_CPU_CYCLES: return 2000;
-        case PERF_COUNT_HW_CACHE_REFERENCES: return 300;
-        case PERF_COUNT_HW_CACHE_MISSES: return 30;
-        case PERF_COUNT_HW_BRANCH_MISSES: return 11;
-        default: return 1;
+        case PERF_COUNT_HW_INSTRUCTIONS:
+          return 4000;
+        case PERF_COUNT_HW_CPU_CYCLES:
+          return 2000;
+        case PERF_COUNT_HW_CACHE_REFERENCES:
+          return 300;
+        case PERF_COUNT_HW_CACHE_MISSES:
+          return 30;
+        case PERF_COUNT_HW_BRANCH_MISSES:
+          return 11;
+        default:
+          return 1;
       }
     }
     if (a.type == PERF_TYPE_HW_CACHE) return a.config == 0x10000 ? 50 : 7;  // L1d, dTLB.
     if (a.type == PERF_TYPE_SOFTWARE) {
       switch (a.config) {
-        case PERF_COUNT_SW_TASK_CLOCK: return 1'000'000'000;
-        case PERF_COUNT_SW_CONTEXT_SWITCHES: return 5;
-        case PERF_COUNT_SW_CPU_MIGRATIONS: return 1;
-        case PERF_COUNT_SW_PAGE_FAULTS_MIN: return 20;
-        case PERF_COUNT_SW_PAGE_FAULTS_MAJ: return 2;
-        default: return 1;
+        case PERF_COUNT_SW_TASK_CLOCK:
+          return 1'000'000'000;
+        case PERF_COUNT_SW_CONTEXT_SWITCHES:
+          return 5;
+        case PERF_COUNT_SW_CPU_MIGRATIONS:
+          return 1;
+        case PERF_COUNT_SW_PAGE_FAULTS_MIN:
+          return 20;
+        case PERF_COUNT_SW_PAGE_FAULTS_MAJ:
+          return 2;
+        default:
+          return 1;
       }
     }
     return (a.config & 0xff00) == 0x0300 ? 1000 : 500;  // IMC CAS read / write.
@@ -110,8 +121,7 @@ TEST(PerfPmuCollectorTest, IntelHostExportsScaledCountsIpcAndMemoryTraffic) {
   EXPECT_EQ(MustFind(b, "vigil_pmu_cycles_total", {{"cpu", "3"}}), 4000);
   EXPECT_EQ(MustFind(b, "vigil_pmu_ipc", {{"cpu", "2"}}), 2.0);
   EXPECT_EQ(MustFind(b, "vigil_pmu_ipc", {{"cpu", "all"}}), 2.0);
-  EXPECT_EQ(MustFind(b, "vigil_pmu_cache_references_total", {{"cpu", "1"}, {"level", "llc"}}),
-            600);
+  EXPECT_EQ(MustFind(b, "vigil_pmu_cache_references_total", {{"cpu", "1"}, {"level", "llc"}}), 600);
   EXPECT_EQ(MustFind(b, "vigil_pmu_cache_misses_total", {{"cpu", "all"}, {"level", "llc"}}), 240);
   EXPECT_EQ(MustFind(b, "vigil_pmu_cache_misses_total", {{"cpu", "0"}, {"level", "l1d"}}), 100);
   EXPECT_EQ(MustFind(b, "vigil_pmu_dtlb_load_misses_total", {{"cpu", "0"}}), 14);
@@ -163,8 +173,7 @@ TEST(PerfPmuCollectorTest, WithoutAHardwarePmuItCountsSoftwareEventsAndSaysSo) {
 
 TEST(PerfPmuCollectorTest, OnlyHardwareEventsConfiguredFallsBackToSoftwareEvents) {
   ScriptedPerfEventSys sys;
-  PerfPmuCollector collector(
-      Opts(PmuFixture("vm_host"), &sys, "instructions,cycles"));
+  PerfPmuCollector collector(Opts(PmuFixture("vm_host"), &sys, "instructions,cycles"));
   testing::CollectResult r = CollectOnce(collector);
   EXPECT_EQ(r.status.code(), StatusCode::kNotFound);
   EXPECT_NE(r.status.message().find("instructions: no hardware PMU"), std::string::npos);
@@ -174,8 +183,7 @@ TEST(PerfPmuCollectorTest, OnlyHardwareEventsConfiguredFallsBackToSoftwareEvents
 
 TEST(PerfPmuCollectorTest, RawAndSysfsEventsGetTheGenericFamily) {
   ScriptedPerfEventSys sys;
-  PerfPmuCollector collector(
-      Opts(PmuFixture("intel_host"), &sys, "cpu/event=0xc0/,r412e"));
+  PerfPmuCollector collector(Opts(PmuFixture("intel_host"), &sys, "cpu/event=0xc0/,r412e"));
   testing::CollectResult r = CollectOnce(collector);
   ASSERT_TRUE(r.status.ok()) << r.status.ToString();
   EXPECT_EQ(CountSamples(r.batch, "vigil_pmu_events_total"), 10u);  // 2 x (4 CPUs + all).
@@ -184,8 +192,7 @@ TEST(PerfPmuCollectorTest, RawAndSysfsEventsGetTheGenericFamily) {
 
 TEST(PerfPmuCollectorTest, ABadEventListFailsEveryTickWithoutOpeningAnything) {
   ScriptedPerfEventSys sys;
-  PerfPmuCollector collector(
-      Opts(PmuFixture("intel_host"), &sys, "default,cycels"));
+  PerfPmuCollector collector(Opts(PmuFixture("intel_host"), &sys, "default,cycels"));
   for (int i = 0; i < 2; ++i) {
     testing::CollectResult r = CollectOnce(collector);
     EXPECT_EQ(r.status.code(), StatusCode::kInvalidArgument);
@@ -226,8 +233,7 @@ TEST(PerfPmuCollectorLiveTest, SoftwareEventsCountOnThisHost) {
   testing::CollectResult second = CollectOnce(collector);
   EXPECT_GE(MustFind(second.batch, "vigil_pmu_context_switches_total", {{"cpu", "all"}}) - cs0,
             100);
-  EXPECT_GT(MustFind(second.batch, "vigil_pmu_task_clock_seconds_total", {{"cpu", "all"}}),
-            clock0);
+  EXPECT_GT(MustFind(second.batch, "vigil_pmu_task_clock_seconds_total", {{"cpu", "all"}}), clock0);
 }
 
 }  // namespace

@@ -76,8 +76,8 @@ StatusOr<PerfGroupReading> ParsePerfGroupRead(std::span<const uint8_t> buf,
   }
   const uint64_t nr = word(0);
   if (nr != expected_events) {
-    return DataLossError(fmt::format("perf group read: {} events, expected {}", nr,
-                                     expected_events));
+    return DataLossError(
+        fmt::format("perf group read: {} events, expected {}", nr, expected_events));
   }
   if (buf.size() < (3 + nr) * sizeof(uint64_t)) {
     return DataLossError(fmt::format("perf group read: {} bytes for {} events", buf.size(), nr));
@@ -103,10 +103,9 @@ ScaledDelta ScalePerfDelta(const PerfGroupReading& before, const PerfGroupReadin
   if (out.running_ns == 0) {
     return out;
   }
-  const double factor = out.running_ns >= out.enabled_ns
-                            ? 1.0
-                            : static_cast<double>(out.enabled_ns) /
-                                  static_cast<double>(out.running_ns);
+  const double factor = out.running_ns >= out.enabled_ns ? 1.0
+                                                         : static_cast<double>(out.enabled_ns) /
+                                                               static_cast<double>(out.running_ns);
   for (size_t i = 0; i < after.values.size(); ++i) {
     const uint64_t b = i < before.values.size() ? before.values[i] : 0;
     const double scale = i < event_scales.size() ? event_scales[i] : 1.0;
@@ -128,8 +127,7 @@ perf_event_attr PmuEventAttr(const PmuEvent& event, bool leader) {
   return attr;
 }
 
-PmuCounters::PmuCounters(std::vector<PmuEvent> events, PmuCounterOptions options,
-                         PerfEventSys* sys)
+PmuCounters::PmuCounters(std::vector<PmuEvent> events, PmuCounterOptions options, PerfEventSys* sys)
     : events_(std::move(events)),
       options_(std::move(options)),
       sys_(sys),
@@ -200,7 +198,7 @@ Status PmuCounters::Open() {
   CloseAll();
   failures_.clear();
   std::vector<size_t> software;
-  std::vector<std::vector<size_t>> hardware;  // Chunks of at most max_hardware_group.
+  std::vector<std::vector<size_t>> hardware;          // Chunks of at most max_hardware_group.
   std::map<std::string, std::vector<size_t>> uncore;  // By PMU.
   const size_t chunk = std::max<size_t>(1, std::min(options_.max_hardware_group, kMaxGroupEvents));
   for (size_t i = 0; i < events_.size(); ++i) {
@@ -307,8 +305,8 @@ Status PmuCounters::Read() {
     g.last = std::move(*now);
   }
   if (failed > 0) {
-    return DataLossError(fmt::format("{} of {} perf groups could not be read ({})", failed,
-                                     groups_.size(), errors));
+    return DataLossError(
+        fmt::format("{} of {} perf groups could not be read ({})", failed, groups_.size(), errors));
   }
   return OkStatus();
 }

@@ -46,8 +46,7 @@ struct PerfGroupReading {
   std::vector<uint64_t> values;
 };
 // DataLoss when the buffer is short or nr differs from `expected_events`.
-StatusOr<PerfGroupReading> ParsePerfGroupRead(std::span<const uint8_t> buf,
-                                              size_t expected_events);
+StatusOr<PerfGroupReading> ParsePerfGroupRead(std::span<const uint8_t> buf, size_t expected_events);
 
 // One interval of one group: counts scaled by Δtime_enabled / Δtime_running. A group that did not
 // run at all in the interval adds nothing (its counts are unknown, not zero) and has ratio 0.
@@ -60,11 +59,11 @@ ScaledDelta ScalePerfDelta(const PerfGroupReading& before, const PerfGroupReadin
                            std::span<const double> event_scales);
 
 struct PmuCounterOptions {
-  std::vector<int> cpus;              // CPUs to count on (online CPUs).
-  std::string cgroup_root;            // Where cgroups are mounted (<sys>/fs/cgroup).
-  std::vector<std::string> cgroups;   // Cgroups of interest, relative to cgroup_root.
-  size_t max_hardware_group = 4;      // Hardware events per group (core and uncore).
-  size_t max_fds = 8192;              // Cap on open perf fds (cgroups beyond it are dropped).
+  std::vector<int> cpus;             // CPUs to count on (online CPUs).
+  std::string cgroup_root;           // Where cgroups are mounted (<sys>/fs/cgroup).
+  std::vector<std::string> cgroups;  // Cgroups of interest, relative to cgroup_root.
+  size_t max_hardware_group = 4;     // Hardware events per group (core and uncore).
+  size_t max_fds = 8192;             // Cap on open perf fds (cgroups beyond it are dropped).
 };
 
 // Where a count was taken. cgroup is an index into PmuCounterOptions::cgroups, -1 = whole CPU.
@@ -95,8 +94,8 @@ class PmuCounters {
   struct Count {
     size_t event = 0;  // Index into events().
     PmuTarget target;
-    double total = 0;       // Cumulative scaled count (times the event's scale).
-    double last_delta = 0;  // The last interval's share of it.
+    double total = 0;         // Cumulative scaled count (times the event's scale).
+    double last_delta = 0;    // The last interval's share of it.
     uint64_t enabled_ns = 0;  // The last interval's Δtime_enabled and Δtime_running of its group.
     uint64_t running_ns = 0;
     bool read = false;  // False until a Read() succeeded for its group.

@@ -71,8 +71,7 @@ class PmuCountersLiveTest : public ::testing::Test {
 TEST_F(PmuCountersLiveTest, ContextSwitchesOfASleepingThreadAreCounted) {
   PmuCounterOptions options;
   options.cpus = OnlineCpus();
-  PmuCounters counters(SoftwareEvents("context-switches,task-clock"), options,
-                       &RealPerfEventSys());
+  PmuCounters counters(SoftwareEvents("context-switches,task-clock"), options, &RealPerfEventSys());
   ASSERT_TRUE(counters.Open().ok());
   ASSERT_TRUE(counters.Read().ok());
   const double before = SumOver(counters, 0, -1);
@@ -131,8 +130,7 @@ TEST_F(PmuCountersLiveTest, ACgroupsTaskClockIsTheCpuTimeOfItsProcess) {
   options.cpus = OnlineCpus();
   options.cgroup_root = root;
   options.cgroups = {"/" + name};
-  PmuCounters counters(SoftwareEvents("task-clock,context-switches"), options,
-                       &RealPerfEventSys());
+  PmuCounters counters(SoftwareEvents("task-clock,context-switches"), options, &RealPerfEventSys());
   Status opened = counters.Open();
   ASSERT_EQ(write(go[1], "g", 1), 1);
   close(go[1]);

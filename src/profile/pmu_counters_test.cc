@@ -211,10 +211,11 @@ TEST(PmuCountersTest, CgroupsOfInterestAreOpenedPerCpuWithTheCgroupFd) {
 TEST(PmuCountersTest, EventsThePmuRefusesAreDroppedOnceAndTheRestStillOpen) {
   const PmuHost host = Detect("amd_host");
   FakePerfEventSys sys;
-  sys.refuse[{PERF_TYPE_HW_CACHE, 0x10003}] = ENOENT;  // dTLB-load-misses.
+  sys.refuse[{PERF_TYPE_HW_CACHE, 0x10003}] = ENOENT;      // dTLB-load-misses.
   sys.refuse[{PERF_TYPE_HW_CACHE, 0x10000}] = EOPNOTSUPP;  // L1-dcache-load-misses (a leader).
-  PmuCounters counters(Select(host, "instructions,L1-dcache-load-misses,dTLB-load-misses,"
-                                    "branch-misses,cycles"),
+  PmuCounters counters(Select(host,
+                              "instructions,L1-dcache-load-misses,dTLB-load-misses,"
+                              "branch-misses,cycles"),
                        Cpus({0, 1}), &sys);
   ASSERT_TRUE(counters.Open().ok());
   ASSERT_EQ(counters.failures().size(), 2u);
@@ -267,17 +268,15 @@ TEST(PmuCountersTest, TheFdCapIsHonoured) {
 TEST(PmuScalingTest, CountsAreScaledByEnabledOverRunningPerInterval) {
   const PmuHost host = Detect("intel_host");
   FakePerfEventSys sys;
-  PmuCounters counters(Select(host, "instructions,cycles,cache-references,cache-misses"),
-                       Cpus({0}), &sys);
+  PmuCounters counters(Select(host, "instructions,cycles,cache-references,cache-misses"), Cpus({0}),
+                       &sys);
   ASSERT_TRUE(counters.Open().ok());
   // Interval 1: the group ran a quarter of the time -> x4.
   sys.reads[1000].push_back({4, 1'000'000'000, 250'000'000, 1'000'000, 2'000'000, 30'000, 4'000});
   // Interval 2: enabled 2 s more, ran 1 s more -> x2.
-  sys.reads[1000].push_back({4, 3'000'000'000, 1'250'000'000, 3'000'000, 6'000'000, 50'000,
-                             5'000});
+  sys.reads[1000].push_back({4, 3'000'000'000, 1'250'000'000, 3'000'000, 6'000'000, 50'000, 5'000});
   // Interval 3: not scheduled at all -> unknown, adds nothing.
-  sys.reads[1000].push_back({4, 4'000'000'000, 1'250'000'000, 3'000'000, 6'000'000, 50'000,
-                             5'000});
+  sys.reads[1000].push_back({4, 4'000'000'000, 1'250'000'000, 3'000'000, 6'000'000, 50'000, 5'000});
 
   ASSERT_TRUE(counters.Read().ok());
   EXPECT_EQ(counters.Total(0, {0, -1}), 4'000'000.0);
@@ -331,8 +330,9 @@ TEST(PmuScalingTest, BadBuffersAreDataLossAndOtherGroupsStillCount) {
   sys.reads[1002].push_back({2, 10, 10, 7, 9});
   Status s = counters.Read();
   EXPECT_EQ(s.code(), StatusCode::kDataLoss);
-  EXPECT_EQ(s.message(), "1 of 2 perf groups could not be read (cpu 0: perf group read: 3 "
-                         "events, expected 2)");
+  EXPECT_EQ(s.message(),
+            "1 of 2 perf groups could not be read (cpu 0: perf group read: 3 "
+            "events, expected 2)");
   EXPECT_EQ(counters.Total(0, {0, -1}), 0.0);
   EXPECT_EQ(counters.Total(1, {1, -1}), 9.0);
 }

@@ -161,7 +161,7 @@ StatusOr<PmuDevice> ReadDevice(const std::string& dir, std::string name) {
 
 // Places `value` into the bits of `field` (low bits into the first range).
 Status PlaceField(const PmuFormatField& field, uint64_t value, PmuEvent* event) {
-  uint64_t* word = field.word == 0 ? &event->config
+  uint64_t* word = field.word == 0   ? &event->config
                    : field.word == 1 ? &event->config1
                                      : &event->config2;
   uint64_t rest = value;
@@ -192,7 +192,8 @@ const PmuFormatField* FindField(const PmuDevice& dev, std::string_view name) {
 // A sysfs event's .scale and .unit as bytes per count where the unit is bytes.
 double SysfsScale(const std::string& events_dir, std::string_view name) {
   Status s;
-  const std::string scale_text = ReadTrimmed(JoinPath(events_dir, std::string(name) + ".scale"), &s);
+  const std::string scale_text =
+      ReadTrimmed(JoinPath(events_dir, std::string(name) + ".scale"), &s);
   if (!s.ok()) {
     return 1;
   }
@@ -227,8 +228,9 @@ Status ApplyTerms(const PmuDevice& dev, std::string_view terms, PmuEvent* event)
       value = *v;
     }
     if (key == "config" || key == "config1" || key == "config2") {
-      (key == "config" ? event->config : key == "config1" ? event->config1 : event->config2) |=
-          value;
+      (key == "config"    ? event->config
+       : key == "config1" ? event->config1
+                          : event->config2) |= value;
       continue;
     }
     const PmuFormatField* field = FindField(dev, key);
@@ -563,8 +565,7 @@ StatusOr<PmuEvent> ResolvePmuEvent(const PmuHost& host, std::string_view spec) {
                                 "' (perf's generic names, a preset, pmu/terms/ or rNNNN)");
   }
   if (spec.back() != '/' || spec.find('/', slash + 1) != spec.size() - 1) {
-    return InvalidArgumentError("event '" + SanitizeForLog(spec, 60) +
-                                "': expected pmu/terms/");
+    return InvalidArgumentError("event '" + SanitizeForLog(spec, 60) + "': expected pmu/terms/");
   }
   const std::string_view pmu_name = spec.substr(0, slash);
   const std::string_view terms = spec.substr(slash + 1, spec.size() - slash - 2);
@@ -589,8 +590,7 @@ StatusOr<PmuEvent> ResolvePmuEvent(const PmuHost& host, std::string_view spec) {
     const std::string path = JoinPath(events_dir, std::string(only));
     StatusOr<std::string> body = ReadSmallFile(path, kMaxSysfsFileBytes);
     if (!body.ok()) {
-      return NotFoundError("PMU " + dev->name + " has no event '" + SanitizeForLog(only, 60) +
-                           "'");
+      return NotFoundError("PMU " + dev->name + " has no event '" + SanitizeForLog(only, 60) + "'");
     }
     VIGIL_RETURN_IF_ERROR(ApplyTerms(*dev, Trim(*body), &e).WithContext(path));
     e.scale = SysfsScale(events_dir, only);

@@ -23,8 +23,8 @@ std::string_view CpuVendorName(CpuVendor vendor);  // "intel", "amd", "arm", "un
 // One field of a PMU's format directory: "config:0-7,32-35" places a field's bits, low bits first,
 // into the ranges in order.
 struct PmuFormatField {
-  std::string name;  // "event", "umask", "cmask", ...
-  int word = 0;      // 0: attr.config, 1: config1, 2: config2.
+  std::string name;                             // "event", "umask", "cmask", ...
+  int word = 0;                                 // 0: attr.config, 1: config1, 2: config2.
   std::vector<std::pair<int, int>> bit_ranges;  // Inclusive [lo, hi], in the order given.
 };
 
@@ -44,8 +44,8 @@ struct PmuHost {
   CpuVendor vendor = CpuVendor::kUnknown;
   int cpu_family = -1;  // x86 "cpu family" (AMD Zen generations differ in their DF events).
   int cpu_model = -1;   // x86 "model".
-  std::vector<int> online_cpus;     // <sys>/devices/system/cpu/online; from cpuinfo if missing.
-  std::vector<PmuDevice> devices;   // Sorted by name.
+  std::vector<int> online_cpus;    // <sys>/devices/system/cpu/online; from cpuinfo if missing.
+  std::vector<PmuDevice> devices;  // Sorted by name.
 
   const PmuDevice* Find(std::string_view name) const;
   // The core PMU that serves PERF_TYPE_HARDWARE and PERF_TYPE_HW_CACHE events ("cpu" on x86,
@@ -81,9 +81,9 @@ struct PmuEvent {
   uint64_t config1 = 0;
   uint64_t config2 = 0;
   PmuEventScope scope = PmuEventScope::kCpu;
-  bool hardware = false;     // Needs a hardware PMU (false for software events).
-  double scale = 1;          // Multiply counts by this (uncore .scale/.unit to bytes: 64).
-  std::vector<int> cpus;     // kUncore: where to open it (the PMU's cpumask).
+  bool hardware = false;  // Needs a hardware PMU (false for software events).
+  double scale = 1;       // Multiply counts by this (uncore .scale/.unit to bytes: 64).
+  std::vector<int> cpus;  // kUncore: where to open it (the PMU's cpumask).
 };
 
 // perf's generic names (perf list): hardware ("instructions", "cycles", "cache-misses", ...),

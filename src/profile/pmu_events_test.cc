@@ -90,9 +90,10 @@ TEST(PmuHostTest, AVmWithoutAHardwarePmuHasNoCorePmu) {
 
 TEST(PmuHostTest, ArmCpuinfoHasNoVendorIdButAnImplementer) {
   PmuHost host;
-  ParseCpuInfo("processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n\n"
-               "processor\t: 1\nCPU implementer\t: 0x41\n",
-               &host);
+  ParseCpuInfo(
+      "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\nCPU part\t: 0xd0c\n\n"
+      "processor\t: 1\nCPU implementer\t: 0x41\n",
+      &host);
   EXPECT_EQ(host.vendor, CpuVendor::kArm);
   EXPECT_EQ(host.online_cpus, (std::vector<int>{0, 1}));
 }
@@ -200,14 +201,10 @@ TEST(PmuEventTest, BadEventsSayWhatIsWrong) {
   EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(e.status().message().find("does not fit the 8 bits of 'event'"), std::string::npos);
   EXPECT_EQ(ResolvePmuEvent(intel, "amd_df/event=0x7/").status().code(), StatusCode::kNotFound);
-  EXPECT_EQ(ResolvePmuEvent(intel, "cpu/no-such-event/").status().code(),
-            StatusCode::kNotFound);
-  EXPECT_EQ(ResolvePmuEvent(intel, "cpu/event=0x3c").status().code(),
-            StatusCode::kInvalidArgument);
-  EXPECT_EQ(ResolvePmuEvent(intel, "cpu/event=zz/").status().code(),
-            StatusCode::kInvalidArgument);
-  EXPECT_EQ(ResolvePmuEvent(intel, "frobnications").status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(ResolvePmuEvent(intel, "cpu/no-such-event/").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(ResolvePmuEvent(intel, "cpu/event=0x3c").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ResolvePmuEvent(intel, "cpu/event=zz/").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ResolvePmuEvent(intel, "frobnications").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ResolvePmuEvent(intel, "").status().code(), StatusCode::kInvalidArgument);
 }
 
@@ -219,11 +216,10 @@ TEST(PmuEventTest, ListsSplitOnCommasOutsidePmuTerms) {
 
 TEST(PmuPresetTest, MemoryPresetFollowsThePmusTheHostHas) {
   const PmuHost intel = Detect("intel_host");
-  EXPECT_EQ(PresetEventNames(intel, "memory"),
-            (std::vector<std::string>{"uncore_imc_0/cas_count_read/",
-                                      "uncore_imc_0/cas_count_write/",
-                                      "uncore_imc_1/cas_count_read/",
-                                      "uncore_imc_1/cas_count_write/"}));
+  EXPECT_EQ(
+      PresetEventNames(intel, "memory"),
+      (std::vector<std::string>{"uncore_imc_0/cas_count_read/", "uncore_imc_0/cas_count_write/",
+                                "uncore_imc_1/cas_count_read/", "uncore_imc_1/cas_count_write/"}));
   PmuHost amd = Detect("amd_host");
   EXPECT_EQ(PresetEventNames(amd, "memory").size(), 8u);
   EXPECT_EQ(PresetEventNames(amd, "memory")[4], "amd_df/event=0x107,umask=0x38/");
@@ -268,8 +264,7 @@ TEST(PmuSelectionTest, OnAnAmdHostTheDefaultPresetAddsDataFabricEvents) {
 
 TEST(PmuSelectionTest, UnknownNamesAreErrorsAndMissingPmusAreUnavailable) {
   const PmuHost intel = Detect("intel_host");
-  EXPECT_EQ(SelectPmuEvents(intel, "default,bogus").status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(SelectPmuEvents(intel, "default,bogus").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(SelectPmuEvents(intel, "").status().code(), StatusCode::kInvalidArgument);
   StatusOr<PmuEventSelection> sel = SelectPmuEvents(intel, "cycles,amd_df/event=0x7/");
   ASSERT_TRUE(sel.ok());
