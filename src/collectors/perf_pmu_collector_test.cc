@@ -62,7 +62,10 @@ class ScriptedPerfEventSys : public PerfEventSys {
     return static_cast<ssize_t>(bytes);
   }
   int Ioctl(int, unsigned long, unsigned long) override { return 0; }
-  int OpenDirectory(const std::string&) override { return -ENOENT; }
+  int OpenDirectory(const std::string& path) override {
+    directories.push_back(path);
+    return 60;
+  }
   void Close(int) override {}
 
   static uint64_t Base(const perf_event_attr& a) {
@@ -105,6 +108,7 @@ class ScriptedPerfEventSys : public PerfEventSys {
   std::map<int, std::vector<uint64_t>> groups;  // Leader fd -> bases in open order.
   std::map<int, bool> hardware;
   std::map<int, uint64_t> reads;
+  std::vector<std::string> directories;
   int next_fd = 100;
   int open_calls = 0;
 };
@@ -151,6 +155,28 @@ TEST(PerfPmuCollectorTest, IntelHostExportsScaledCountsIpcAndMemoryTraffic) {
   EXPECT_EQ(MustFind(r.batch, "vigil_pmu_instructions_total", {{"cpu", "0"}}), 16000);
   EXPECT_EQ(MustFind(r.batch, "vigil_pmu_task_clock_seconds_total", {{"cpu", "all"}}), 8.0);
   EXPECT_EQ(MustFind(r.batch, "vigil_pmu_ipc", {{"cpu", "all"}}), 2.0);
+}
+
+TEST(PerfPmuCollectorTest, CgroupsOfInterestAreCountedSeparately) {
+  ScriptedPerfEventSys sys;
+  PerfPmuCollector::Options o = Opts(PmuFixture("intel_host"), &sys, "instructions,task-clock");
+  o.cgroups = {"slurm/job_7", "/../etc"};
+  PerfPmuCollector collector(o);
+  testing::CollectResult r = CollectOnce(collector);
+  EXPECT_EQ(r.status.code(), StatusCode::kNotFound);
+  EXPECT_EQ(r.status.message(), "cgroup /../etc: '..' is not allowed");
+  // The fixture's mount table puts cgroup2 at /sys/fs/cgroup, below --sys-root.
+  EXPECT_EQ(sys.directories, (std::vector<std::string>{PmuFixture("intel_host").sys_root +
+                                                       "/fs/cgroup/slurm/job_7"}));
+  const MetricBatch& b = r.batch;
+  EXPECT_EQ(MustFind(b, "vigil_pmu_instructions_total", {{"cgroup", "/slurm/job_7"}}), 32000);
+  EXPECT_EQ(MustFind(b, "vigil_pmu_task_clock_seconds_total",
+                     {{"cgroup", "/slurm/job_7"}, {"cpu", "all"}}),
+            4.0);
+  // Per CPU only for the whole host; the host's "all" does not include the cgroup's counts.
+  EXPECT_EQ(CountSamples(b, "vigil_pmu_instructions_total"), 6u);
+  EXPECT_EQ(MustFind(b, "vigil_pmu_instructions_total", {{"cpu", "all"}, {"cgroup", ""}}), 32000);
+  EXPECT_EQ(MustFind(b, "vigil_pmu_unavailable_events"), 1);
 }
 
 TEST(PerfPmuCollectorTest, WithoutAHardwarePmuItCountsSoftwareEventsAndSaysSo) {

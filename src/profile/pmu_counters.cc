@@ -197,29 +197,34 @@ Status PmuCounters::OpenGroup(PmuTarget target, int cgroup_fd, const std::vector
 Status PmuCounters::Open() {
   CloseAll();
   failures_.clear();
-  std::vector<size_t> software;
-  std::vector<std::vector<size_t>> hardware;          // Chunks of at most max_hardware_group.
-  std::map<std::string, std::vector<size_t>> uncore;  // By PMU.
+  // Per-CPU events in groups of one PMU each (a group may not mix PMUs), PMUs in the order their
+  // first event was listed; uncore events by PMU.
+  std::vector<std::pair<std::string, std::vector<std::vector<size_t>>>> core;
+  std::map<std::string, std::vector<size_t>> uncore;
   const size_t chunk = std::max<size_t>(1, std::min(options_.max_hardware_group, kMaxGroupEvents));
   for (size_t i = 0; i < events_.size(); ++i) {
     const PmuEvent& e = events_[i];
     if (e.scope == PmuEventScope::kUncore) {
       uncore[e.pmu].push_back(i);
-    } else if (!e.hardware) {
-      software.push_back(i);
-    } else {
-      if (hardware.empty() || hardware.back().size() >= chunk) {
-        hardware.emplace_back();
-      }
-      hardware.back().push_back(i);
+      continue;
     }
+    auto it =
+        std::find_if(core.begin(), core.end(), [&](const auto& p) { return p.first == e.pmu; });
+    if (it == core.end()) {
+      it = core.insert(core.end(), {e.pmu, {}});
+    }
+    // Software events never compete for counters: one group holds them all.
+    const size_t limit = e.hardware ? chunk : kMaxGroupEvents;
+    if (it->second.empty() || it->second.back().size() >= limit) {
+      it->second.emplace_back();
+    }
+    it->second.back().push_back(i);
   }
   auto open_core = [&](PmuTarget target, int cgroup_fd) -> Status {
-    for (const std::vector<size_t>& h : hardware) {
-      VIGIL_RETURN_IF_ERROR(OpenGroup(target, cgroup_fd, h));
-    }
-    if (!software.empty()) {
-      VIGIL_RETURN_IF_ERROR(OpenGroup(target, cgroup_fd, software));
+    for (const auto& [pmu, groups] : core) {
+      for (const std::vector<size_t>& g : groups) {
+        VIGIL_RETURN_IF_ERROR(OpenGroup(target, cgroup_fd, g));
+      }
     }
     return OkStatus();
   };

@@ -180,6 +180,27 @@ TEST(PmuCountersTest, AmdDefaultPresetOpensTheRecordedAttrs) {
   EXPECT_EQ(counters.groups(), 10u);  // 4 CPUs x 2 core groups + 8 DF events in 2 groups of 4.
 }
 
+TEST(PmuCountersTest, AGroupNeverMixesPmus) {
+  const PmuHost host = Detect("intel_host");
+  FakePerfEventSys sys;
+  PmuCounters counters(Select(host, "instructions,msr/tsc/,task-clock,cycles"), Cpus({0}), &sys);
+  ASSERT_TRUE(counters.Open().ok());
+  ASSERT_EQ(sys.opens.size(), 4u);
+  EXPECT_EQ(Describe(sys.opens[0]),
+            "type=0 config=0x1 config1=0x0 config2=0x0 read_format=0xb disabled=1 pid=-1 cpu=0 "
+            "group_fd=-1 flags=0x8");
+  EXPECT_EQ(Describe(sys.opens[1]),
+            "type=0 config=0x0 config1=0x0 config2=0x0 read_format=0xb disabled=0 pid=-1 cpu=0 "
+            "group_fd=1000 flags=0x8");
+  EXPECT_EQ(Describe(sys.opens[2]),
+            "type=8 config=0x0 config1=0x0 config2=0x0 read_format=0xb disabled=1 pid=-1 cpu=0 "
+            "group_fd=-1 flags=0x8");
+  EXPECT_EQ(Describe(sys.opens[3]),
+            "type=1 config=0x1 config1=0x0 config2=0x0 read_format=0xb disabled=1 pid=-1 cpu=0 "
+            "group_fd=-1 flags=0x8");
+  EXPECT_EQ(counters.groups(), 3u);
+}
+
 TEST(PmuCountersTest, CgroupsOfInterestAreOpenedPerCpuWithTheCgroupFd) {
   const PmuHost host = Detect("vm_host");
   FakePerfEventSys sys;
