@@ -2,6 +2,7 @@
 // perf_pmu through the real daemon on a host without a hardware PMU (the vm_host fixture's
 // /sys, with this kernel's software events): vigild keeps running, `vigil status` lists the
 // collector's reduced state, and /metrics carries the software events it counts instead.
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "base/file_util.h"
 #include "base/wait_for.h"
 #include "vigild_process.h"
 
@@ -73,6 +75,50 @@ TEST(VigildPmuTest, WithoutAHardwarePmuStatusShowsTheReducedStateAndSoftwareEven
   EXPECT_EQ(metrics.find("vigil_pmu_instructions_total"), std::string::npos);
   EXPECT_NE(metrics.find("vigil_collector_success{collector=\"perf_pmu\"} 0"), std::string::npos);
   EXPECT_TRUE(d.running());
+}
+
+// Switched off and on again by SIGHUP, the collector is created anew after the system-call
+// allow-list is in place and opens its events again: perf_event_open must be on that list.
+TEST(VigildPmuTest, ReEnabledByAReloadItOpensItsEventsUnderTheSeccompFilter) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "CPU-wide perf events need root or CAP_PERFMON";
+  }
+  VigildProcess d;
+  const std::string config = d.dir() + "/vigild.toml";
+  ASSERT_TRUE(WriteFileAtomic(config, "interval = \"1s\"\n").ok());
+  ASSERT_TRUE(d.Spawn(
+      {"--config", config, "--proc-root", kVmHost + "/proc", "--sys-root", kVmHost + "/sys"}));
+  ASSERT_TRUE(d.WaitHealthy()) << d.Log();
+  nlohmann::json entry;
+  auto state_is = [&](const std::string& state, int64_t after_ns) {
+    return WaitFor(
+        [&] {
+          entry = PerfPmuEntry(d);
+          return entry.is_object() && entry.value("state", "") == state &&
+                 entry.value("last_run_unix_ns", int64_t{0}) > after_ns;
+        },
+        30, std::chrono::milliseconds(100));
+  };
+  ASSERT_TRUE(state_is("absent", 0)) << entry.dump() << d.Log();
+  ASSERT_TRUE(
+      WriteFileAtomic(config, "interval = \"1s\"\n[collectors.perf_pmu]\nenabled = false\n").ok());
+  d.Signal(SIGHUP);
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        entry = PerfPmuEntry(d);
+        return entry.is_object() && entry.value("state", "") == "disabled";
+      },
+      30, std::chrono::milliseconds(100)))
+      << entry.dump() << d.Log();
+  const int64_t disabled_at = entry.value("last_run_unix_ns", int64_t{0});
+
+  ASSERT_TRUE(WriteFileAtomic(config, "interval = \"1s\"\n").ok());
+  d.Signal(SIGHUP);
+  ASSERT_TRUE(state_is("absent", disabled_at)) << entry.dump() << d.Log();
+  EXPECT_GT(entry.value("samples", 0), 0) << entry.dump();
+  EXPECT_EQ(entry.value("message", ""), std::string(kReduced).substr(20)) << entry.dump();
+  EXPECT_TRUE(d.running()) << d.Log();
+  EXPECT_EQ(d.Log().find("is not on the allow-list"), std::string::npos) << d.Log();
 }
 
 }  // namespace
