@@ -77,6 +77,34 @@ TEST(VigildPmuTest, WithoutAHardwarePmuStatusShowsTheReducedStateAndSoftwareEven
   EXPECT_TRUE(d.running());
 }
 
+// --pmu-events and --pmu-cgroups reach the collector: only the task clock is counted, and the
+// fixture host (no cgroup mounts) cannot count the cgroup, which status says.
+TEST(VigildPmuTest, FlagsChooseTheEventsAndCgroups) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "CPU-wide perf events need root or CAP_PERFMON";
+  }
+  VigildProcess d;
+  ASSERT_TRUE(
+      d.Spawn({"--proc-root", kVmHost + "/proc", "--sys-root", kVmHost + "/sys", "--interval", "1s",
+               "--pmu-events", "task-clock", "--pmu-cgroups", "/slurm/job_1"}));
+  ASSERT_TRUE(d.WaitHealthy()) << d.Log();
+  nlohmann::json entry;
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        entry = PerfPmuEntry(d);
+        return entry.is_object() && entry.value("samples", 0) > 0;
+      },
+      30, std::chrono::milliseconds(100)))
+      << entry.dump() << d.Log();
+  EXPECT_EQ(entry.value("message", ""),
+            "no hardware PMU (event sources: breakpoint, msr, software, tracepoint, uprobe): "
+            "software events only; cgroups: no perf_event cgroup hierarchy is mounted");
+  const std::string metrics = d.Get("/metrics").body;
+  EXPECT_NE(metrics.find("vigil_pmu_task_clock_seconds_total{cpu=\"all\"}"), std::string::npos);
+  EXPECT_EQ(metrics.find("vigil_pmu_context_switches_total"), std::string::npos);
+  EXPECT_NE(metrics.find("vigil_pmu_unavailable_events 1"), std::string::npos) << metrics;
+}
+
 // Switched off and on again by SIGHUP, the collector is created anew after the system-call
 // allow-list is in place and opens its events again: perf_event_open must be on that list.
 TEST(VigildPmuTest, ReEnabledByAReloadItOpensItsEventsUnderTheSeccompFilter) {
