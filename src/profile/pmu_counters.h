@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Counting CPU performance events with perf_event_open: one group per CPU (and per CPU and cgroup
-// of interest, with PERF_FLAG_PID_CGROUP) and per kind of event (core hardware events in groups
-// of at most four so a group always fits the counters, software events together, each uncore PMU
-// on the CPUs of its cpumask). Groups are read with PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED |
-// TOTAL_TIME_RUNNING; each interval's counts are scaled by time_enabled / time_running when the
-// kernel multiplexed the group, and that ratio is kept. Every system call goes through
+// Counting CPU performance events with perf_event_open: groups per CPU (and per CPU and cgroup
+// of interest, with PERF_FLAG_PID_CGROUP), each holding one PMU's events (hardware events at most
+// four to a group so a group always fits the counters, software events all together; uncore PMUs
+// on the CPUs of their cpumask). Groups are read with PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED |
+// TOTAL_TIME_RUNNING; each interval's counts are scaled by Δtime_enabled / Δtime_running when the
+// kernel multiplexed the group, and both times are kept. Every system call goes through
 // PerfEventSys so tests replay recorded attrs and read() buffers. Thread-compatible.
 #pragma once
 
