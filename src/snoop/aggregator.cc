@@ -16,7 +16,7 @@ std::string ApiName(uint32_t api) {
 
 int ClassOf(uint32_t api) {
   auto apis = CudaApis();
-  return api < apis.size() ? apis[api].spec.klass : VS_CLASS_NONE;
+  return api < apis.size() ? static_cast<int>(apis[api].spec.klass) : static_cast<int>(VS_CLASS_NONE);
 }
 
 void AddLaunches(const MapContents& c, NameResolver& names, std::map<uint32_t, ProcessSummary>& out) {

@@ -6,26 +6,55 @@
 namespace vigil::snoop {
 namespace {
 
-constexpr api_spec Launch(vs_u8 arg_func) {
-  return {.klass = VS_CLASS_LAUNCH, .arg_func = arg_func};
+constexpr api_spec Spec(vs_class klass) {
+  api_spec s{};
+  s.klass = static_cast<vs_u8>(klass);
+  return s;
 }
-constexpr api_spec GraphLaunch() { return {.klass = VS_CLASS_GRAPH_LAUNCH}; }
-constexpr api_spec Sync() { return {.klass = VS_CLASS_SYNC}; }
+constexpr api_spec Launch(vs_u8 arg_func) {
+  api_spec s = Spec(VS_CLASS_LAUNCH);
+  s.arg_func = arg_func;
+  return s;
+}
+constexpr api_spec GraphLaunch() { return Spec(VS_CLASS_GRAPH_LAUNCH); }
+constexpr api_spec Sync() { return Spec(VS_CLASS_SYNC); }
 // out: the T** / handle* argument (0: the return value); rc: the call returns an error code.
 constexpr api_spec Alloc(vs_domain domain, vs_u8 out, vs_u8 size, bool rc) {
-  return {.klass = VS_CLASS_ALLOC, .domain = static_cast<vs_u8>(domain), .arg_out = out,
-          .arg_size = size, .check_rc = rc};
+  api_spec s = Spec(VS_CLASS_ALLOC);
+  s.domain = static_cast<vs_u8>(domain);
+  s.arg_out = out;
+  s.arg_size = size;
+  s.check_rc = rc ? 1 : 0;
+  return s;
 }
 constexpr api_spec Free(vs_domain domain, vs_u8 addr) {
-  return {.klass = VS_CLASS_FREE, .domain = static_cast<vs_u8>(domain), .arg_addr = addr};
+  api_spec s = Spec(VS_CLASS_FREE);
+  s.domain = static_cast<vs_u8>(domain);
+  s.arg_addr = addr;
+  return s;
 }
 // Copies: cudaMemcpy*(dst, src, count, kind) and cuMemcpy*(dst, src, bytes).
 constexpr api_spec Copy(vs_u8 kind, vs_u8 size = 3, vs_u8 arg_kind = 0) {
-  return {.klass = VS_CLASS_COPY, .arg_size = size, .arg_kind = arg_kind, .arg_dst = 1,
-          .arg_src = 2, .copy_kind = kind};
+  api_spec s = Spec(VS_CLASS_COPY);
+  s.arg_size = size;
+  s.arg_kind = arg_kind;
+  s.arg_dst = 1;
+  s.arg_src = 2;
+  s.copy_kind = kind;
+  return s;
 }
 constexpr api_spec FuncName(vs_u8 out, vs_u8 name) {
-  return {.klass = VS_CLASS_FUNC_NAME, .arg_out = out, .arg_name = name, .check_rc = 1};
+  api_spec s = Spec(VS_CLASS_FUNC_NAME);
+  s.arg_out = out;
+  s.arg_name = name;
+  s.check_rc = 1;
+  return s;
+}
+// cuMemMap / cuMemUnmap: bytes in the second argument.
+constexpr api_spec MapCall(vs_class klass) {
+  api_spec s = Spec(klass);
+  s.arg_size = 2;
+  return s;
 }
 
 constexpr CudaLibrary kRt = CudaLibrary::kRuntime;
@@ -101,8 +130,8 @@ constexpr auto kApis = std::to_array<CudaApi>({
     {"cuMemRelease", "cuMemRelease", kDrv, Free(VS_DOMAIN_DEVICE, 1)},
     // cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, handle, flags);
     // cuMemUnmap(CUdeviceptr ptr, size_t size)
-    {"cuMemMap", "cuMemMap", kDrv, {.klass = VS_CLASS_MAP, .arg_size = 2}},
-    {"cuMemUnmap", "cuMemUnmap", kDrv, {.klass = VS_CLASS_UNMAP, .arg_size = 2}},
+    {"cuMemMap", "cuMemMap", kDrv, MapCall(VS_CLASS_MAP)},
+    {"cuMemUnmap", "cuMemUnmap", kDrv, MapCall(VS_CLASS_UNMAP)},
     // cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount): unified addressing.
     {"cuMemcpy", "cuMemcpy", kDrv, Copy(VS_COPY_DEFAULT)},
     {"cuMemcpyAsync", "cuMemcpyAsync", kDrv, Copy(VS_COPY_DEFAULT)},

@@ -43,7 +43,8 @@ std::optional<Mapping> ExecutableMapping(int pid, const std::vector<Mapping>& ma
 }  // namespace
 
 std::vector<CudaLibraryFile> FindCudaLibraries(int pid, const std::vector<Mapping>& maps,
-                                               std::string_view proc_root) {
+                                               std::string_view proc_root,
+                                               StaticCudartCache* cache) {
   std::vector<CudaLibraryFile> found;
   bool have_runtime = false;
   for (const Pattern& p : kPatterns) {
@@ -56,9 +57,16 @@ std::vector<CudaLibraryFile> FindCudaLibraries(int pid, const std::vector<Mappin
     std::optional<Mapping> exe = ExecutableMapping(pid, maps, proc_root);
     if (exe) {
       CudaLibraryFile f = FileOf(pid, *exe, CudaLibrary::kRuntime, proc_root);
-      StatusOr<ElfImage> image = ElfImage::Load(f.open_path, /*look_for_debug_file=*/false);
-      if (image.ok() && image->FindSymbol("cudaLaunchKernel") &&
-          image->FindSymbol("cudaMalloc")) {
+      auto key = std::make_pair(f.device, f.inode);
+      std::optional<bool> known;
+      if (cache && cache->count(key)) known = (*cache)[key];
+      if (!known) {
+        StatusOr<ElfImage> image = ElfImage::Load(f.open_path, /*look_for_debug_file=*/false);
+        known = image.ok() && image->FindSymbol("cudaLaunchKernel") &&
+                image->FindSymbol("cudaMalloc");
+        if (cache && image.ok()) (*cache)[key] = *known;
+      }
+      if (*known) {
         f.static_in_executable = true;
         found.push_back(std::move(f));
       }

@@ -5,8 +5,10 @@
 // them and as this process can open them (through /proc/PID/root, so containers work).
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -24,10 +26,15 @@ struct CudaLibraryFile {
   uint64_t inode = 0;     // many processes map is probed once.
 };
 
+// Whether an executable (by device and inode) has a static cudart, remembered across scans so
+// a /proc scan loads each executable's symbols once.
+using StaticCudartCache = std::map<std::pair<std::string, uint64_t>, bool>;
+
 // Libraries found in `maps` of `pid` (executable scanned for a static cudart when no
 // libcudart is mapped). An empty result is not an error.
 std::vector<CudaLibraryFile> FindCudaLibraries(int pid, const std::vector<Mapping>& maps,
-                                               std::string_view proc_root = "/proc");
+                                               std::string_view proc_root = "/proc",
+                                               StaticCudartCache* cache = nullptr);
 
 // Reads the maps, then as above. NotFound when the process does not exist.
 StatusOr<std::vector<CudaLibraryFile>> FindCudaLibraries(int pid,
