@@ -121,15 +121,18 @@ static __always_inline void bump(__u32 which) {
   if (v) *v += 1;
 }
 
+// Argument i (1-based; 0 or out of range: 0). The registers are read at fixed offsets first:
+// the verifier refuses a context read at a computed offset, which a switch compiles into.
 static __always_inline __u64 arg(struct pt_regs* ctx, __u8 i) {
-  switch (i) {
-    case 1: return PT_REGS_PARM1(ctx);
-    case 2: return PT_REGS_PARM2(ctx);
-    case 3: return PT_REGS_PARM3(ctx);
-    case 4: return PT_REGS_PARM4(ctx);
-    case 5: return PT_REGS_PARM5(ctx);
-    default: return 0;
-  }
+  __u64 p1 = PT_REGS_PARM1(ctx), p2 = PT_REGS_PARM2(ctx), p3 = PT_REGS_PARM3(ctx);
+  __u64 p4 = PT_REGS_PARM4(ctx), p5 = PT_REGS_PARM5(ctx);
+  asm volatile("" : "+r"(p1), "+r"(p2), "+r"(p3), "+r"(p4), "+r"(p5));  // Loads happen here.
+  if (i == 1) return p1;
+  if (i == 2) return p2;
+  if (i == 3) return p3;
+  if (i == 4) return p4;
+  if (i == 5) return p5;
+  return 0;
 }
 
 static __always_inline __u32 log2_bucket(__u64 v) {

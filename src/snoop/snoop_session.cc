@@ -4,6 +4,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -47,7 +48,7 @@ int64_t ClockNs(clockid_t clock) {
 
 int LibbpfPrint(enum libbpf_print_level level, const char* format, va_list args) {
   if (level == LIBBPF_DEBUG) return 0;
-  char line[512];
+  char line[4096];
   int n = vsnprintf(line, sizeof(line), format, args);
   std::string_view text(line, n > 0 ? std::min<size_t>(static_cast<size_t>(n), sizeof(line) - 1)
                                     : 0);
@@ -76,6 +77,7 @@ struct SnoopSession::Impl : public NameResolver {
     ScopedFd pidfd;
     std::string command;
     std::vector<AttachedLibrary> libraries;
+    std::vector<Mapping> maps;  // As last read: names addresses once the process is gone.
     std::chrono::steady_clock::time_point last_rescan;
     bool exited = false;
     ProcessSummary frozen;  // Once exited.
@@ -94,6 +96,7 @@ struct SnoopSession::Impl : public NameResolver {
   StaticCudartCache static_cache;
   std::map<std::tuple<uint32_t, bool, uint64_t>, std::string> kernel_names;
   std::map<std::pair<uint32_t, int64_t>, CallStack> stacks;
+  std::map<std::pair<std::string, uint64_t>, std::unique_ptr<ElfImage>> fallback_images;
   std::deque<RawEvent> raw;
   uint64_t raw_dropped = 0;
   std::vector<std::string> warnings;
@@ -126,11 +129,13 @@ struct SnoopSession::Impl : public NameResolver {
     if (!options.raw_events) bpf_map__set_max_entries(skel->maps.events, 4096);
     if (cuda_probes__load(skel) != 0) {
       int err = errno;
-      if (err == EPERM || err == EACCES) {
+      if (err == EPERM) {
         return PermissionDeniedError(
             "vigil snoop needs root (or CAP_BPF and CAP_PERFMON) to load its eBPF uprobes");
       }
-      return ErrnoStatus(err, "loading the CUDA probes into the kernel");
+      // EACCES here is the verifier refusing a program (its log is at debug level).
+      return InternalError("the kernel refused the CUDA probes: " +
+                           ErrnoStatus(err, "loading").message());
     }
     skel->bss->raw_enabled = options.raw_events ? 1 : 0;
     skel->data->sample_every = 1;
@@ -167,6 +172,7 @@ struct SnoopSession::Impl : public NameResolver {
       if (n) name = Demangle(*n);
     } else {
       Frame f = symbolizer.Symbolize(static_cast<int>(pid), func);
+      if (!f.known()) f = FallbackFrame(pid, func);
       if (f.known()) name = f.function;
     }
     if (name.empty()) return HexName(func);  // Not cached: the name may be learnt later.
@@ -181,11 +187,52 @@ struct SnoopSession::Impl : public NameResolver {
     CallStack stack;
     std::vector<uint64_t> ips = ReadStack(fds.stacks, stack_id);
     if (ips.empty()) return stack;
-    for (const Frame& f : symbolizer.SymbolizeStack(static_cast<int>(pid), ips)) {
+    bool all_known = true;
+    for (Frame f : symbolizer.SymbolizeStack(static_cast<int>(pid), ips)) {
+      if (!f.known()) f = FallbackFrame(pid, f.address);
+      all_known &= f.known();
       stack.frames.push_back(f.function + " (" + f.module + ")");
     }
+    if (!all_known && !Exited(pid)) return stack;  // Retried later (a library not read yet).
     stacks.emplace(key, stack);
     return stack;
+  }
+
+  bool Exited(uint32_t pid) const {
+    auto it = processes.find(static_cast<int>(pid));
+    return it == processes.end() || it->second.exited;
+  }
+
+  // Names `address` from the maps saved for `pid` and the mapped file opened by its own path:
+  // what still works once the process is gone (its /proc entry no longer opens the files) or
+  // when the symboliser's view of it is stale. The file must still have the mapped inode.
+  Frame FallbackFrame(uint32_t pid, uint64_t address) {
+    Frame frame;
+    frame.function = "[unknown]";
+    frame.address = address;
+    auto it = processes.find(static_cast<int>(pid));
+    if (it == processes.end()) return frame;
+    const Mapping* m = FindMapping(it->second.maps, address);
+    if (!m || !m->IsFile()) return frame;
+    frame.module = m->path.substr(m->path.rfind('/') + 1);
+    auto key = std::make_pair(m->device, m->inode);
+    auto img = fallback_images.find(key);
+    if (img == fallback_images.end()) {
+      std::unique_ptr<ElfImage> image;
+      struct stat st;
+      if (stat(m->path.c_str(), &st) == 0 && st.st_ino == m->inode) {
+        StatusOr<ElfImage> loaded = ElfImage::Load(m->path);
+        if (loaded.ok()) image = std::make_unique<ElfImage>(std::move(*loaded));
+      }
+      img = fallback_images.emplace(key, std::move(image)).first;
+    }
+    if (!img->second) return frame;
+    std::optional<uint64_t> vaddr = img->second->AddressOfFileOffset(m->FileOffsetOf(address));
+    const ElfSymbol* sym = vaddr ? img->second->SymbolAt(*vaddr) : nullptr;
+    if (!sym) return frame;
+    frame.function = Demangle(sym->name);
+    frame.offset = *vaddr - sym->address;
+    return frame;
   }
 
   static int OnRawEvent(void* ctx, void* data, size_t size) {
@@ -236,6 +283,7 @@ struct SnoopSession::Impl : public NameResolver {
     if (!maps.ok()) return maps.status();
     std::vector<CudaLibraryFile> files =
         FindCudaLibraries(t.pid, *maps, options.proc_root, &static_cache);
+    t.maps = std::move(*maps);
     for (const CudaLibraryFile& f : files) {
       std::string shown = f.static_in_executable ? "(static in " + f.path + ")" : f.path;
       bool known = std::any_of(t.libraries.begin(), t.libraries.end(),
@@ -361,7 +409,10 @@ struct SnoopSession::Impl : public NameResolver {
     budget_seen = seen;
     budget_since = now;
     double n = std::ceil(rate / static_cast<double>(options.event_budget_per_second));
-    uint32_t every = static_cast<uint32_t>(std::clamp(n, 1.0, 1e6));
+    // Sample at once when over budget; back off by halves when under it, so a burst that
+    // repeats is not let through whole each time.
+    uint32_t every = std::max(static_cast<uint32_t>(std::clamp(n, 1.0, 1e6)), sample_every / 2);
+    every = std::max<uint32_t>(every, 1);
     if (every != sample_every) {
       sample_every = every;
       skel->data->sample_every = every;
