@@ -127,6 +127,9 @@ struct SnoopSession::Impl : public NameResolver {
     auto apis = CudaApis();
     for (size_t i = 0; i < apis.size(); ++i) skel->rodata->specs[i] = apis[i].spec;
     if (!options.raw_events) bpf_map__set_max_entries(skel->maps.events, 4096);
+    auto multi = static_cast<enum bpf_attach_type>(ProbeAttacher::kUprobeMultiAttachType);
+    bpf_program__set_expected_attach_type(skel->progs.vs_entry, multi);
+    bpf_program__set_expected_attach_type(skel->progs.vs_return, multi);
     if (cuda_probes__load(skel) != 0) {
       int err = errno;
       if (err == EPERM) {
@@ -561,6 +564,6 @@ std::vector<AttachedLibrary> SnoopSession::LibrariesOf(int pid) const {
   return it == impl_->processes.end() ? std::vector<AttachedLibrary>{} : it->second.libraries;
 }
 
-int SnoopSession::probes_attached() const { return impl_->attacher->links(); }
+int SnoopSession::probes_attached() const { return impl_->attacher->probes(); }
 
 }  // namespace vigil::snoop

@@ -83,7 +83,7 @@ class SnoopSession {
 
   std::vector<int> TracedPids() const;  // Live traced processes.
   std::vector<AttachedLibrary> LibrariesOf(int pid) const;
-  int probes_attached() const;  // Uprobe links currently attached (all files).
+  int probes_attached() const;  // Uprobes and uretprobes attached now (all files).
 
  private:
   struct Impl;
