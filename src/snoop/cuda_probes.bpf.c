@@ -287,7 +287,7 @@ int vs_entry(struct pt_regs* ctx) {
     return 0;
   }
   // SYNC, ALLOC, FUNC_NAME: finished in vs_return.
-  struct inflight_key k = {.tid = (__u32)id, .api = api};
+  struct inflight_key k = {.pid = pid, .tid = (__u32)id, .api = api};
   struct inflight f = {.start_ns = bpf_ktime_get_ns()};
   if (klass == VS_CLASS_ALLOC || klass == VS_CLASS_FUNC_NAME) {
     f.out = s->arg_out ? arg(ctx, s->arg_out) : 0;
@@ -386,7 +386,7 @@ int vs_return(struct pt_regs* ctx) {
   __u64 cookie = bpf_get_attach_cookie(ctx);
   if (cookie >= VS_MAX_APIS) return 0;
   __u32 api = (__u32)cookie;
-  struct inflight_key k = {.tid = (__u32)id, .api = api};
+  struct inflight_key k = {.pid = pid, .tid = (__u32)id, .api = api};
   struct inflight* p = bpf_map_lookup_elem(&inflights, &k);
   if (!p) return 0;  // Sampled out, or entered before the probe was attached.
   struct inflight f = *p;

@@ -103,8 +103,10 @@ struct count_ns {
   vs_u64 ns;
 };
 
-/* An in-flight call, entry to return, per (tid, api). */
+/* An in-flight call, entry to return, per (pid, tid, api); the pid lets user space drop a
+ * process's leftovers (a thread that died inside a call) when it exits. */
 struct inflight_key {
+  vs_u32 pid;
   vs_u32 tid;
   vs_u32 api;
 };

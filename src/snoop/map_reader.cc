@@ -96,6 +96,7 @@ void DeletePid(const ProbeMapFds& fds, uint32_t pid) {
   DeleteWhere<mem_key>(fds.memory, pid);
   DeleteWhere<copy_key>(fds.copies, pid);
   DeleteWhere<func_name_key>(fds.func_names, pid);
+  DeleteWhere<inflight_key>(fds.inflights, pid);
 }
 
 }  // namespace vigil::snoop

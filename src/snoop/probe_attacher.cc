@@ -105,7 +105,7 @@ StatusOr<int> ProbeAttacher::Attach(const CudaLibraryFile& file) {
     for (int fd : probes.multi_fds) close(fd);
     return s;
   };
-  if (!multi_unsupported_) {
+  if (multi_) {
     StatusOr<int> e = AttachUprobeMulti(entry_, false, file.open_path, entry_offsets,
                                         entry_cookies);
     if (e.ok()) {
@@ -118,8 +118,7 @@ StatusOr<int> ProbeAttacher::Attach(const CudaLibraryFile& file) {
       files_[key] = std::move(probes);
       return files_[key].probes;
     }
-    // EINVAL / EOPNOTSUPP: no multi-uprobe links in this kernel; one link per probe then.
-    multi_unsupported_ = true;
+    return e.status();  // The programs were loaded for multi links; no other way then.
   }
   for (size_t i = 0; i < entry_offsets.size(); ++i) {
     StatusOr<bpf_link*> l = AttachUprobe(entry_, false, file.open_path, entry_offsets[i],

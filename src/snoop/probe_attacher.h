@@ -6,7 +6,7 @@
 // it. Where the kernel has multi-uprobe links (Linux 6.6+), all of a file's entry probes are
 // one link and its return probes another: one detach each, where a link per probe costs the
 // kernel a grace period per probe to take down (tens of milliseconds each). Older kernels get
-// a perf-event link per probe. Owns the links: destroying the attacher detaches everything.
+// a perf-event link per probe (the session loads the programs for one or the other). Owns the links: destroying the attacher detaches everything.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,10 @@ namespace vigil::snoop {
 
 class ProbeAttacher {
  public:
-  ProbeAttacher(bpf_program* entry, bpf_program* ret) : entry_(entry), ret_(ret) {}
+  // `multi_links`: the programs were loaded for multi-uprobe links (kUprobeMultiAttachType);
+  // otherwise each probe gets its own perf-event link.
+  ProbeAttacher(bpf_program* entry, bpf_program* ret, bool multi_links)
+      : entry_(entry), ret_(ret), multi_(multi_links) {}
   ~ProbeAttacher();
   ProbeAttacher(const ProbeAttacher&) = delete;
   ProbeAttacher& operator=(const ProbeAttacher&) = delete;
@@ -43,7 +46,7 @@ class ProbeAttacher {
   void DetachAll();
 
   // The attach type the entry and return programs must be loaded with so multi-uprobe links
-  // can be made (BPF_TRACE_UPROBE_MULTI; kernels without it ignore it for uprobes).
+  // can be made (BPF_TRACE_UPROBE_MULTI, Linux 6.6+).
   static constexpr int kUprobeMultiAttachType = 48;
 
  private:
@@ -54,7 +57,7 @@ class ProbeAttacher {
   };
   bpf_program* entry_;
   bpf_program* ret_;
-  bool multi_unsupported_ = false;
+  bool multi_;
   std::map<std::pair<std::string, uint64_t>, FileProbes> files_;
   std::map<int, bpf_link*> extra_;
   int next_extra_ = 1;

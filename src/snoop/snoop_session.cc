@@ -120,18 +120,22 @@ struct SnoopSession::Impl : public NameResolver {
     }
   }
 
-  Status Load() {
-    libbpf_set_print(LibbpfPrint);
+  // Opens and loads the skeleton; `multi`: programs loaded for multi-uprobe links.
+  Status LoadSkeleton(bool multi) {
     skel = cuda_probes__open();
     if (!skel) return ErrnoStatus(errno, "opening the CUDA probes");
     auto apis = CudaApis();
     for (size_t i = 0; i < apis.size(); ++i) skel->rodata->specs[i] = apis[i].spec;
     if (!options.raw_events) bpf_map__set_max_entries(skel->maps.events, 4096);
-    auto multi = static_cast<enum bpf_attach_type>(ProbeAttacher::kUprobeMultiAttachType);
-    bpf_program__set_expected_attach_type(skel->progs.vs_entry, multi);
-    bpf_program__set_expected_attach_type(skel->progs.vs_return, multi);
+    if (multi) {
+      auto type = static_cast<enum bpf_attach_type>(ProbeAttacher::kUprobeMultiAttachType);
+      bpf_program__set_expected_attach_type(skel->progs.vs_entry, type);
+      bpf_program__set_expected_attach_type(skel->progs.vs_return, type);
+    }
     if (cuda_probes__load(skel) != 0) {
       int err = errno;
+      cuda_probes__destroy(skel);
+      skel = nullptr;
       if (err == EPERM) {
         return PermissionDeniedError(
             "vigil snoop needs root (or CAP_BPF and CAP_PERFMON) to load its eBPF uprobes");
@@ -140,6 +144,35 @@ struct SnoopSession::Impl : public NameResolver {
       return InternalError("the kernel refused the CUDA probes: " +
                            ErrnoStatus(err, "loading").message());
     }
+    return OkStatus();
+  }
+
+  // Whether this kernel makes multi-uprobe links: one on this executable's entry point (run
+  // once, long ago), with a cookie the programs ignore, made and closed at once.
+  bool MultiLinksWork() {
+    StatusOr<uint64_t> entry = EntryFileOffset("/proc/self/exe");
+    if (!entry.ok()) return false;
+    StatusOr<int> fd = AttachUprobeMulti(skel->progs.vs_entry, false, "/proc/self/exe", {*entry},
+                                         {uint64_t{VS_MAX_APIS}});
+    if (!fd.ok()) return false;
+    close(*fd);
+    return true;
+  }
+
+  Status Load() {
+    libbpf_set_print(LibbpfPrint);
+    bool multi = options.multi_uprobe_links;
+    Status loaded = LoadSkeleton(multi);
+    if (loaded.ok() && multi && !MultiLinksWork()) {
+      cuda_probes__destroy(skel);
+      skel = nullptr;
+      loaded = InternalError("no multi-uprobe links");
+    }
+    if (!loaded.ok() && multi && loaded.code() != StatusCode::kPermissionDenied) {
+      multi = false;  // A kernel without multi-uprobe links: one link per probe.
+      loaded = LoadSkeleton(false);
+    }
+    if (!loaded.ok()) return loaded;
     skel->bss->raw_enabled = options.raw_events ? 1 : 0;
     skel->data->sample_every = 1;
     fds.launches = bpf_map__fd(skel->maps.launches);
@@ -152,7 +185,8 @@ struct SnoopSession::Impl : public NameResolver {
     fds.stacks = bpf_map__fd(skel->maps.stacks);
     fds.counters = bpf_map__fd(skel->maps.counters);
     fds.inflights = bpf_map__fd(skel->maps.inflights);
-    attacher = std::make_unique<ProbeAttacher>(skel->progs.vs_entry, skel->progs.vs_return);
+    attacher =
+        std::make_unique<ProbeAttacher>(skel->progs.vs_entry, skel->progs.vs_return, multi);
     if (options.raw_events) {
       rb = ring_buffer__new(bpf_map__fd(skel->maps.events), &Impl::OnRawEvent, this, nullptr);
       if (!rb) return ErrnoStatus(errno, "opening the raw event ring buffer");

@@ -33,6 +33,9 @@ struct SnoopOptions {
   uint64_t event_budget_per_second = 200'000;
   size_t max_stacks_per_process = 20;  // Leak groups and sync stacks kept per process.
   std::string proc_root = "/proc";
+  // One multi-uprobe link per library file where the kernel has them (fast to detach); false
+  // forces a perf-event link per probe, as on kernels before 6.6.
+  bool multi_uprobe_links = true;
 };
 
 // What a traced process had probes attached for (ProcessSummary::libraries says the same).

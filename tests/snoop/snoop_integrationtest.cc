@@ -262,6 +262,31 @@ TEST_F(SnoopTest, DynamicWorkloadExactCountsNamesBytesAndLeaks) {
   EXPECT_LT(p->framework_memory.outstanding_bytes, plan::kSegmentBytes);
 }
 
+TEST_F(SnoopTest, OneLinkPerProbeAsOnOlderKernels) {
+  auto w = StartWorkload();
+  ASSERT_TRUE(w);
+  int before = ProbeFds();
+  {
+    SnoopOptions o;
+    o.pids = {w->pid()};
+    o.leak_age_seconds = 0;
+    o.multi_uprobe_links = false;
+    auto session = StartSession(o);
+    ASSERT_TRUE(session);
+    EXPECT_GE(ProbeFds(), before + session->probes_attached());
+    ASSERT_TRUE(w->Do("run").ok());
+    SessionSummary s = session->Snapshot();
+    const ProcessSummary* p = Find(s, w->pid());
+    ASSERT_NE(p, nullptr);
+    ExpectLaunches(*p);
+    ExpectSyncs(*p);
+    ExpectCopies(*p);
+    ExpectDeviceMemory(*p, /*with_framework=*/true);
+    ExpectFrameworkMemory(*p);
+  }
+  EXPECT_EQ(ProbeFds(), before);
+}
+
 TEST_F(SnoopTest, ProbesDetachWhenTheSessionEnds) {
   auto w = StartWorkload();
   ASSERT_TRUE(w);
