@@ -75,6 +75,10 @@ struct api_spec {
   vs_u8 check_rc; /* ALLOC / FUNC_NAME: only a 0 return value counts. */
 };
 
+struct stack_frames {
+  vs_u64 ips[VS_MAX_STACK_DEPTH]; /* Innermost first; zeros after the last frame. */
+};
+
 struct launch_key {
   vs_u32 pid;
   vs_u32 api;

@@ -188,8 +188,19 @@ void ExpectCopies(const ProcessSummary& p) {
 }
 
 // Driver view; `with_framework`: the caching allocator's segment is part of it.
+std::string DescribeLeaks(const MemoryView& m) {
+  std::string out;
+  for (const auto& l : m.leaks) {
+    out += l.api + " " + std::to_string(l.bytes) + "/" + std::to_string(l.count) + ":";
+    for (const auto& f : l.stack.frames) out += " " + f;
+    out += "\n";
+  }
+  return out;
+}
+
 void ExpectDeviceMemory(const ProcessSummary& p, bool with_framework) {
   const MemoryView& m = p.memory;
+  SCOPED_TRACE(DescribeLeaks(m));
   int segments = with_framework ? 1 : 0;
   EXPECT_EQ(m.allocations, uint64_t(plan::kDeviceAllocations - 1 + segments));
   EXPECT_EQ(m.frees, uint64_t{plan::kDeviceFrees});
