@@ -4,14 +4,14 @@
 // uprobe, pid filter, in-kernel aggregation per kernel), and runs a loop paced to about 200,000
 // launches per second (launch + fixed host work) both ways. Targets: under 1.5 us added per call
 // and under 10 % slowdown at 200,000 launches/s. Needs root; skips each benchmark otherwise.
-#include <benchmark/benchmark.h>
-#include <unistd.h>
-
 #include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
+
+#include <benchmark/benchmark.h>
 
 #include "snoop/snoop_session.h"
 

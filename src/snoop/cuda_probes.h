@@ -191,7 +191,7 @@ struct raw_event {
   vs_u8 copy_kind;
   vs_u8 host_mem;
   vs_u8 pad;
-  vs_u64 func;  /* LAUNCH: the kernel key. */
+  vs_u64 func; /* LAUNCH: the kernel key. */
   vs_u64 bytes;
   vs_u64 addr;
 };

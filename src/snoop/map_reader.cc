@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snoop/map_reader.h"
 
+#include <cstring>
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-
-#include <cstring>
 
 namespace vigil::snoop {
 namespace {
@@ -62,7 +62,8 @@ uint64_t ReadCounter(int counters_fd, uint32_t index) {
   uint32_t key = 0;
   if (bpf_map_lookup_elem(counters_fd, &key, values.data()) != 0) return 0;
   uint64_t sum = 0;
-  for (int cpu = 0; cpu < cpus; ++cpu) sum += values[static_cast<size_t>(cpu) * VS_CTR_COUNT + index];
+  for (int cpu = 0; cpu < cpus; ++cpu)
+    sum += values[static_cast<size_t>(cpu) * VS_CTR_COUNT + index];
   return sum;
 }
 

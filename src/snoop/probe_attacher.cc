@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snoop/probe_attacher.h"
 
-#include <bpf/libbpf.h>
-
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <set>
+
+#include <bpf/libbpf.h>
 
 #include "profile/elf_image.h"
 #include "snoop/cuda_api_table.h"
@@ -106,8 +106,8 @@ StatusOr<int> ProbeAttacher::Attach(const CudaLibraryFile& file) {
     return s;
   };
   if (multi_) {
-    StatusOr<int> e = AttachUprobeMulti(entry_, false, file.open_path, entry_offsets,
-                                        entry_cookies);
+    StatusOr<int> e =
+        AttachUprobeMulti(entry_, false, file.open_path, entry_offsets, entry_cookies);
     if (e.ok()) {
       probes.multi_fds.push_back(*e);
       if (!ret_offsets.empty()) {
@@ -121,14 +121,14 @@ StatusOr<int> ProbeAttacher::Attach(const CudaLibraryFile& file) {
     return e.status();  // The programs were loaded for multi links; no other way then.
   }
   for (size_t i = 0; i < entry_offsets.size(); ++i) {
-    StatusOr<bpf_link*> l = AttachUprobe(entry_, false, file.open_path, entry_offsets[i],
-                                         entry_cookies[i]);
+    StatusOr<bpf_link*> l =
+        AttachUprobe(entry_, false, file.open_path, entry_offsets[i], entry_cookies[i]);
     if (!l.ok()) return fail(l.status().WithContext(std::string(apis[entry_cookies[i]].symbol)));
     probes.links.push_back(*l);
   }
   for (size_t i = 0; i < ret_offsets.size(); ++i) {
-    StatusOr<bpf_link*> l = AttachUprobe(ret_, true, file.open_path, ret_offsets[i],
-                                         ret_cookies[i]);
+    StatusOr<bpf_link*> l =
+        AttachUprobe(ret_, true, file.open_path, ret_offsets[i], ret_cookies[i]);
     if (!l.ok()) return fail(l.status().WithContext(std::string(apis[ret_cookies[i]].symbol)));
     probes.links.push_back(*l);
   }

@@ -6,7 +6,8 @@
 // it. Where the kernel has multi-uprobe links (Linux 6.6+), all of a file's entry probes are
 // one link and its return probes another: one detach each, where a link per probe costs the
 // kernel a grace period per probe to take down (tens of milliseconds each). Older kernels get
-// a perf-event link per probe (the session loads the programs for one or the other). Owns the links: destroying the attacher detaches everything.
+// a perf-event link per probe (the session loads the programs for one or the other). Owns the
+// links: destroying the attacher detaches everything.
 #pragma once
 
 #include <cstdint>

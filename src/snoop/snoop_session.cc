@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snoop/snoop_session.h"
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <poll.h>
-#include <sys/stat.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,11 +13,14 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <set>
 #include <thread>
-#include <cstring>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "base/file_util.h"
 #include "base/logging.h"
@@ -50,8 +51,8 @@ int LibbpfPrint(enum libbpf_print_level level, const char* format, va_list args)
   if (level == LIBBPF_DEBUG) return 0;
   char line[4096];
   int n = vsnprintf(line, sizeof(line), format, args);
-  std::string_view text(line, n > 0 ? std::min<size_t>(static_cast<size_t>(n), sizeof(line) - 1)
-                                    : 0);
+  std::string_view text(line,
+                        n > 0 ? std::min<size_t>(static_cast<size_t>(n), sizeof(line) - 1) : 0);
   while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
   VIGIL_LOG_DEBUG("libbpf: {}", text);
   return 0;
@@ -185,8 +186,7 @@ struct SnoopSession::Impl : public NameResolver {
     fds.stacks = bpf_map__fd(skel->maps.stacks);
     fds.counters = bpf_map__fd(skel->maps.counters);
     fds.inflights = bpf_map__fd(skel->maps.inflights);
-    attacher =
-        std::make_unique<ProbeAttacher>(skel->progs.vs_entry, skel->progs.vs_return, multi);
+    attacher = std::make_unique<ProbeAttacher>(skel->progs.vs_entry, skel->progs.vs_return, multi);
     if (options.raw_events) {
       rb = ring_buffer__new(bpf_map__fd(skel->maps.events), &Impl::OnRawEvent, this, nullptr);
       if (!rb) return ErrnoStatus(errno, "opening the raw event ring buffer");
@@ -495,8 +495,8 @@ Status SnoopSession::Release(int pid, std::chrono::milliseconds timeout) {
   uint32_t key = static_cast<uint32_t>(pid);
   int stop_fd = bpf_map__fd(impl_->skel->maps.stop_at_entry);
   if (entry.ok()) {
-    StatusOr<int> link = impl_->attacher->AttachExtra(impl_->skel->progs.vs_stop_at_entry,
-                                                      child.executable, *entry);
+    StatusOr<int> link =
+        impl_->attacher->AttachExtra(impl_->skel->progs.vs_stop_at_entry, child.executable, *entry);
     if (link.ok()) {
       stop_link = *link;
       uint8_t one = 1;

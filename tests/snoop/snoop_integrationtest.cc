@@ -7,13 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "base/file_util.h"
 #include "base/wait_for.h"
@@ -120,8 +120,7 @@ void ExpectLaunches(const ProcessSummary& p) {
   EXPECT_EQ(Launches(p, plan::kRmsNormDemangled), uint64_t{plan::kRmsNormLaunches});
   EXPECT_EQ(Launches(p, plan::kFlashName), uint64_t{plan::kFlashLaunches});
   EXPECT_EQ(p.launches_by_kernel.size(), 7u);
-  EXPECT_EQ(p.graph_launches,
-            uint64_t{plan::kRuntimeGraphLaunches + plan::kDriverGraphLaunches});
+  EXPECT_EQ(p.graph_launches, uint64_t{plan::kRuntimeGraphLaunches + plan::kDriverGraphLaunches});
   ASSERT_FALSE(p.launches_by_kernel.empty());
   EXPECT_EQ(p.launches_by_kernel[0].name, "kernels::gemm_bf16(float*)");  // Most launched first.
 }
@@ -134,13 +133,13 @@ void ExpectSyncs(const ProcessSummary& p) {
     const char* api;
     int count;
   };
-  for (Want w : {Want{"cudaDeviceSynchronize", plan::kDeviceSyncs},
-                 Want{"cudaStreamSynchronize", plan::kStreamSyncs},
-                 Want{"cudaEventSynchronize", plan::kEventSyncs},
-                 Want{"cudaStreamWaitEvent", plan::kStreamWaits},
-                 Want{"cuCtxSynchronize", plan::kCtxSyncs},
-                 Want{"cuStreamSynchronize", plan::kCuStreamSyncs},
-                 Want{"cuEventSynchronize", plan::kCuEventSyncs}}) {
+  for (Want w :
+       {Want{"cudaDeviceSynchronize", plan::kDeviceSyncs},
+        Want{"cudaStreamSynchronize", plan::kStreamSyncs},
+        Want{"cudaEventSynchronize", plan::kEventSyncs},
+        Want{"cudaStreamWaitEvent", plan::kStreamWaits}, Want{"cuCtxSynchronize", plan::kCtxSyncs},
+        Want{"cuStreamSynchronize", plan::kCuStreamSyncs},
+        Want{"cuEventSynchronize", plan::kCuEventSyncs}}) {
     const ApiCalls* a = Sync(p, w.api);
     ASSERT_NE(a, nullptr) << w.api;
     EXPECT_EQ(a->count, uint64_t(w.count)) << w.api;
@@ -519,10 +518,12 @@ TEST_F(SnoopTest, SamplesWhenTheEventBudgetIsExceeded) {
   constexpr int kLoop = 50000;
   ASSERT_TRUE(w->Do("loop " + std::to_string(kLoop)).ok());
   // The budget is checked over at least a quarter second.
-  ASSERT_TRUE(WaitFor([&] {
-    session->Poll(std::chrono::milliseconds(50)).IgnoreError();
-    return session->Snapshot().sampled;
-  }, 10));
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        session->Poll(std::chrono::milliseconds(50)).IgnoreError();
+        return session->Snapshot().sampled;
+      },
+      10));
   ASSERT_TRUE(w->Do("loop " + std::to_string(kLoop)).ok());
   session->Poll(std::chrono::milliseconds(0)).IgnoreError();
   SessionSummary s = session->Snapshot();
