@@ -96,6 +96,9 @@ struct SnoopSession::Impl : public NameResolver {
   std::map<int, HeldChild> held;
   StaticCudartCache static_cache;
   std::map<std::tuple<uint32_t, bool, uint64_t>, std::string> kernel_names;
+  // Keys not named yet, and when to try again (a symboliser miss rereads the process's maps).
+  std::map<std::tuple<uint32_t, bool, uint64_t>, std::chrono::steady_clock::time_point>
+      unknown_names;
   std::map<std::pair<uint32_t, int64_t>, CallStack> stacks;
   std::map<std::pair<std::string, uint64_t>, std::unique_ptr<ElfImage>> fallback_images;
   std::deque<RawEvent> raw;
@@ -203,6 +206,9 @@ struct SnoopSession::Impl : public NameResolver {
     auto key = std::make_tuple(pid, driver, func);
     auto it = kernel_names.find(key);
     if (it != kernel_names.end()) return it->second;
+    auto now = std::chrono::steady_clock::now();
+    auto retry = unknown_names.find(key);
+    if (retry != unknown_names.end() && now < retry->second) return HexName(func);
     std::string name;
     if (driver) {
       std::optional<std::string> n = ReadFuncName(fds.func_names, pid, func);
@@ -212,7 +218,11 @@ struct SnoopSession::Impl : public NameResolver {
       if (!f.known()) f = FallbackFrame(pid, func);
       if (f.known()) name = f.function;
     }
-    if (name.empty()) return HexName(func);  // Not cached: the name may be learnt later.
+    if (name.empty()) {  // The name may be learnt later (a library read later): retried.
+      unknown_names[key] = now + std::chrono::seconds(2);
+      return HexName(func);
+    }
+    unknown_names.erase(key);
     kernel_names.emplace(key, name);
     return name;
   }
@@ -391,6 +401,11 @@ struct SnoopSession::Impl : public NameResolver {
       if (poll(&p, 1, 0) > 0) gone.push_back(pid);
     }
     if (gone.empty()) return;
+    for (int pid : gone) {  // Last chance to name their kernels: no waiting for a retry.
+      std::erase_if(unknown_names, [&](const auto& kv) {
+        return std::get<0>(kv.first) == static_cast<uint32_t>(pid);
+      });
+    }
     std::map<uint32_t, ProcessSummary> agg = AggregateNow();
     for (int pid : gone) {
       Traced& t = processes[pid];
