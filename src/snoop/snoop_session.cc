@@ -164,6 +164,7 @@ struct SnoopSession::Impl {
     }
     if (!loaded.ok()) return loaded;
     skel->bss->raw_enabled = options.raw_events ? 1 : 0;
+    skel->bss->follow_all = options.follow_new_processes ? 1 : 0;
     skel->data->sample_every = 1;
     fds.launches = bpf_map__fd(skel->maps.launches);
     fds.syncs = bpf_map__fd(skel->maps.syncs);
@@ -332,7 +333,9 @@ struct SnoopSession::Impl {
       if (t.exited || now - t.last_rescan < options.scan_interval) continue;
       (void)AttachLibraries(t);  // A process that exits meanwhile is noticed later.
     }
-    if (!options.follow_new_processes || now - last_scan < options.scan_interval) return;
+    if (!options.follow_new_processes) return;
+    AddNewCallers();
+    if (now - last_scan < options.scan_interval) return;
     last_scan = now;
     StatusOr<std::vector<std::string>> entries = ListDir(options.proc_root);
     if (!entries.ok()) return;
@@ -348,6 +351,30 @@ struct SnoopSession::Impl {
       if (FindCudaLibraries(pid, *maps, options.proc_root, &static_cache).empty()) continue;
       Status s = Add(pid, false);
       if (!s.ok()) VIGIL_LOG_DEBUG("snoop: not following pid={} err={}", pid, s.ToString());
+    }
+  }
+
+  // Processes the probes saw calling into an already probed file without being traced: a new
+  // process mapping a library another traced process maps. Found at their first call, before
+  // the next /proc scan.
+  void AddNewCallers() {
+    int fd = bpf_map__fd(skel->maps.new_pids);
+    std::vector<uint32_t> pids;
+    uint32_t key = 0;
+    uint32_t next = 0;
+    bool first = true;
+    while (pids.size() < 1024 && bpf_map_get_next_key(fd, first ? nullptr : &key, &next) == 0) {
+      pids.push_back(next);
+      key = next;
+      first = false;
+    }
+    for (uint32_t pid : pids) {
+      bpf_map_delete_elem(fd, &pid);
+      int p = static_cast<int>(pid);
+      auto it = processes.find(p);
+      if (p == getpid() || held.count(p) || (it != processes.end() && !it->second.exited)) continue;
+      Status s = Add(p, false);
+      if (!s.ok()) VIGIL_LOG_DEBUG("snoop: not following pid={} err={}", p, s.ToString());
     }
   }
 
