@@ -588,6 +588,7 @@ TEST_F(SnoopTest, AddPidErrors) {
   auto session = StartSession(o);
   ASSERT_TRUE(session);
   EXPECT_EQ(session->AddPid(getpid()).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(session->AddPid(999'999'999).code(), StatusCode::kNotFound);
   auto w = StartWorkload();
   ASSERT_TRUE(w);
   EXPECT_TRUE(session->AddPid(w->pid()).ok());
