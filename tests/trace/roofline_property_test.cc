@@ -27,14 +27,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Reads the largest input tensor once and does no arithmetic: a lower bound on what any kernel
-// of the operator moves, so the roofline it gives can only be shorter than the real one.
+// Reads the smallest input tensor once and does no arithmetic: a lower bound on what any kernel
+// of the operator moves, so the roofline it gives can only be shorter than the real one. (Not the
+// largest: a paged-attention KV cache or an embedding table is an input of which a kernel reads
+// only the blocks or rows it needs.)
 std::optional<OpWork> LowerBoundModel(std::string_view, const OpInputs& in) {
   double bytes = 0;
   for (size_t i = 0; i < in.dims.size() && i < in.types.size(); ++i) {
     const int size = BytesPerElement(in.types[i]);
     if (size > 0 && !in.dims[i].empty()) {
-      bytes = std::max(bytes, static_cast<double>(Numel(in.dims[i])) * size);
+      const double b = static_cast<double>(Numel(in.dims[i])) * size;
+      if (b > 0 && (bytes == 0 || b < bytes)) bytes = b;
     }
   }
   if (bytes <= 0) return std::nullopt;
