@@ -35,6 +35,9 @@ void AddAnalyzeCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--graph-captures", opts->graph_captures_path,
                   "Graph-capture trace(s) of the CUDA/HIP graphs the trace replays (a file, or a "
                   "folder with execution_details.json), so replayed kernels get their operators");
+  cmd->add_option("--cpu-profile", opts->cpu_profile_path,
+                  "A CPU profile of the traced processes over the same window (vigil profile "
+                  "--json): its hottest functions are shown after the idle-time breakdown");
   cmd->add_option("--threshold", opts->thresholds,
                   "Override an insight/analysis threshold: name=value (repeatable)");
   cmd->add_option("--threads", opts->threads, "Threads for reading ranks (0: all cores)");

@@ -6,6 +6,7 @@
 #include "hwspec/gpu_specs.h"
 #include "trace/analysis/work_model/op_models.h"
 #include "trace/insights/rules.h"
+#include "trace/report/cpu_profile_report.h"
 #include "trace/report/html_sections.h"
 #include "trace/report/json_sections.h"
 #include "trace/report/op_sections.h"
@@ -113,6 +114,20 @@ void ComputeRoofline(const RankTrace& t, const Config& c, RankReport* r) {
   SetRooflinePct(r->roofline, &r->efficiency);
 }
 
+// A profile of several processes (or of the whole host) belongs to each rank whose process it
+// sampled; one without pids (--all) to every rank.
+void CpuProfile(const RankTrace& t, const Config& c, RankReport* r) {
+  if (c.cpu_profile == nullptr) return;
+  bool sampled = c.cpu_profile->pids.empty();
+  const EventTable& e = t.events;
+  for (uint32_t i = 0; i < e.size() && !sampled; ++i) {
+    if (!IsCpuSideKind(e.kind[i])) continue;
+    sampled = std::find(c.cpu_profile->pids.begin(), c.cpu_profile->pids.end(), e.pid[i]) !=
+              c.cpu_profile->pids.end();
+  }
+  if (sampled) r->cpu_profile = SummarizeCpuProfile(*c.cpu_profile, t);
+}
+
 // Every per-rank analysis, in computing (and JSON) order.
 constexpr RankAnalysis kRankAnalyses[] = {
     {"temporal_breakdown",
@@ -127,6 +142,8 @@ constexpr RankAnalysis kRankAnalyses[] = {
            ComputeIdleBreakdown(r->view, c.kernel_wait_threshold_ns / r->unit_ns, c.hta_compat);
      },
      JsonIdle, TextIdle, HtmlIdle, 2, 2},
+    {"cpu_profile", CpuProfile, WriteCpuProfileJson, RenderCpuProfileText, RenderCpuProfileHtml, 2,
+     2},
     {"kernel_breakdown",
      [](const RankTrace& t, const Config& c, RankReport* r) {
        r->kernels = ComputeKernelBreakdown(r->view, t.strings, c.top_kernels, c.duration_ratio);

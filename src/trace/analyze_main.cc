@@ -12,6 +12,7 @@
 
 #include "base/file_util.h"
 #include "base/strings.h"
+#include "trace/analysis/cpu_profile.h"
 #include "trace/analysis/graph_captures.h"
 #include "trace/analysis/trace_diff.h"
 #include "trace/analysis/what_if.h"
@@ -177,6 +178,14 @@ int RunAnalyze(const AnalyzeOptions& o, FILE* out, FILE* err) {
       return 1;
     }
     config.graph_captures = *captures;
+  }
+  if (!o.cpu_profile_path.empty()) {
+    auto profile = LoadCpuProfile(o.cpu_profile_path);
+    if (!profile.ok()) {
+      std::fprintf(err, "vigil analyze: --cpu-profile: %s\n", profile.status().ToString().c_str());
+      return 1;
+    }
+    config.cpu_profile = *profile;
   }
   auto traces = Load(o.input, o, err);
   if (!traces.ok()) {

@@ -23,6 +23,7 @@ struct AnalyzeOptions {
   std::string diff_path;                // --diff: a second trace/directory to compare against
   std::string kernel_patterns_path;     // --kernel-patterns
   std::string graph_captures_path;      // --graph-captures: a capture trace or their folder
+  std::string cpu_profile_path;         // --cpu-profile: `vigil profile --json` of the window
   std::vector<std::string> thresholds;  // --threshold name=value
   bool hta_compat = false;              // --hta-compat
   bool no_roofline = false;             // --no-roofline

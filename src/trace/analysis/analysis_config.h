@@ -12,7 +12,8 @@
 
 namespace vigil::trace {
 
-struct GraphCaptures;  // analysis/graph_captures.h
+struct GraphCaptures;    // analysis/graph_captures.h
+struct CpuProfileInput;  // analysis/cpu_profile.h
 
 struct AnalysisConfig {
   // Reproduce Holistic Trace Analysis: drop the last ProfilerStep (when there are several) and
@@ -41,6 +42,8 @@ struct AnalysisConfig {
   // kernels get their operators' work (graph_capture_links.h). Shared: the report's roofline
   // shapes point into these traces, and the report holds its config.
   std::shared_ptr<const GraphCaptures> graph_captures;
+  // --cpu-profile: a CPU profile of the traced processes over the trace's window.
+  std::shared_ptr<const CpuProfileInput> cpu_profile;
 };
 
 }  // namespace vigil::trace

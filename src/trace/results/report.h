@@ -14,6 +14,7 @@
 #include "trace/analysis/analysis_config.h"
 #include "trace/analysis/comm_overlap.h"
 #include "trace/analysis/cpu_op_breakdown.h"
+#include "trace/analysis/cpu_profile.h"
 #include "trace/analysis/critical_path.h"
 #include "trace/analysis/efficiency.h"
 #include "trace/analysis/gpu_view.h"
@@ -57,6 +58,7 @@ struct RankReport {
   TemporalBreakdown temporal;
   std::vector<StepReport> steps;
   IdleBreakdown idle;
+  CpuProfileSummary cpu_profile;  // --cpu-profile: the host's hottest functions meanwhile
   KernelBreakdown kernels;
   CommOverlap overlap;
   LaunchStats launch;
