@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vigil status`: the daemon's health in one screen (vigilStatus), or the raw reply with --json.
 // Against a plain Dynolog daemon (no vigilStatus) it falls back to getStatus/getVersion.
+#include <pwd.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -25,6 +27,18 @@ std::string Ago(double unix_ns) {
   }
   const double seconds = static_cast<double>(UnixNanos() - static_cast<int64_t>(unix_ns)) / 1e9;
   return FormatSeconds(std::max(seconds, 0.0)) + " ago";
+}
+
+// The login name of `uid`, else the number.
+std::string UserName(int uid) {
+  if (uid < 0) return "?";
+  struct passwd pw {};
+  struct passwd* found = nullptr;
+  char buffer[4096];
+  if (getpwuid_r(static_cast<uid_t>(uid), &pw, buffer, sizeof(buffer), &found) == 0 && found) {
+    return found->pw_name;
+  }
+  return std::to_string(uid);
 }
 
 std::string RenderStatus(const nlohmann::json& s) {
@@ -95,6 +109,25 @@ std::string RenderStatus(const nlohmann::json& s) {
                        FormatValue(JsonNumber(uploads, "failed")),
                        FormatValue(JsonNumber(uploads, "queued")),
                        FormatBytes(JsonNumber(uploads, "bytes_sent")), JsonString(uploads, "url"));
+  }
+  // Processes registered over the IPC fabric (Kineto, libvigil_client).
+  if (s.contains("registered_processes")) {
+    TextTable procs({"PID", "JOB", "USER", "REGISTERED AS", "TRACE", "LAST POLL"});
+    procs.AlignRight(0);
+    for (const nlohmann::json& p : JsonArray(s, "registered_processes")) {
+      const double pid = JsonNumber(p, "pid", -1), ns_pid = JsonNumber(p, "ns_pid", -1);
+      std::string pid_text = FormatValue(pid);
+      if (ns_pid >= 0 && ns_pid != pid)
+        pid_text += fmt::format(" ({} inside)", FormatValue(ns_pid));
+      const std::string job = JsonString(p, "job_id"), trace = JsonString(p, "trace_id");
+      procs.AddRow({pid_text, job.empty() ? "-" : job,
+                    UserName(static_cast<int>(JsonNumber(p, "uid", -1))), JsonString(p, "source"),
+                    trace.empty() ? "-" : trace,
+                    FormatSeconds(JsonNumber(p, "last_poll_s", 0)) + " ago"});
+    }
+    out += "\n" + (procs.empty() ? "no registered processes (none runs Kineto's IPC fabric or "
+                                   "libvigil_client, or none has polled yet)\n"
+                                 : "registered processes:\n" + procs.Render());
   }
   return out;
 }

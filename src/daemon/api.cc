@@ -79,6 +79,13 @@ int ProcessUid(const std::string& proc_root, int pid) {
 // vigilStatus for `caller`: uploads of other users' processes (ids, paths) only when privileged.
 nlohmann::json StatusFor(const DaemonView& view, const CallerInfo& caller) {
   nlohmann::json status = StatusJson(view);
+  if (!CallerIsPrivileged(caller) && status.contains("registered_processes")) {
+    nlohmann::json own = nlohmann::json::array();  // Other users' processes only when privileged.
+    for (const auto& p : status["registered_processes"]) {
+      if (CallerMayTouchUid(caller, p.value("uid", -1))) own.push_back(p);
+    }
+    status["registered_processes"] = std::move(own);
+  }
   auto uploads = status.find("trace_uploads");
   if (CallerIsPrivileged(caller) || uploads == status.end() || !uploads->contains("recent")) {
     return status;
@@ -165,6 +172,9 @@ nlohmann::json StatusJson(const DaemonView& view) {
   };
   if (!uploads.is_null()) {
     out["trace_uploads"] = std::move(uploads);
+  }
+  if (view.registered_processes) {
+    out["registered_processes"] = view.registered_processes();
   }
   return out;
 }

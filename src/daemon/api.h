@@ -46,8 +46,9 @@ struct DaemonView {
   int pid = 0;
   int64_t start_unix_ns = 0;
   Endpoints endpoints;
-  std::vector<std::string> static_reduced_features;  // Known at start.
-  std::function<nlohmann::json()> trace_uploads;     // Null when traces are not uploaded.
+  std::vector<std::string> static_reduced_features;      // Known at start.
+  std::function<nlohmann::json()> trace_uploads;         // Null when traces are not uploaded.
+  std::function<nlohmann::json()> registered_processes;  // Null without the IPC fabric.
   std::atomic<bool> stopping{false};
 };
 

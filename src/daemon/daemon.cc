@@ -158,6 +158,7 @@ Status Daemon::Prepare() {
   if (!config_.once) {
     tracing_ = std::make_unique<TracingStack>(config_, resolver_, watch_list_, &store_);
     view_.trace_uploads = [this] { return tracing_->UploadStatusJson(); };
+    view_.registered_processes = [this] { return tracing_->RegisteredProcessesJson(); };
     scheduler_->Add(
         "ipc_fabric", [this] { return tracing_->MakeCollector(); }, config_.interval_ns, true);
     scheduler_->Add(

@@ -121,6 +121,22 @@ void TracingStack::Stop() {
   }
 }
 
+nlohmann::json TracingStack::RegisteredProcessesJson() const {
+  nlohmann::json list = nlohmann::json::array();
+  const int64_t now = registry_->Now();
+  for (const RegisteredProcess& p : registry_->Snapshot()) {
+    list.push_back(
+        {{"pid", p.host_pid},
+         {"ns_pid", p.pid},
+         {"uid", p.uid},
+         {"job_id", p.job_id},
+         {"source", p.source},
+         {"trace_id", p.trace_id},
+         {"last_poll_s", static_cast<double>(std::max<int64_t>(now - p.last_seen_ns, 0)) / 1e9}});
+  }
+  return list;
+}
+
 nlohmann::json TracingStack::UploadStatusJson() const {
   return uploader_ ? uploader_->StatusJson() : nlohmann::json(nullptr);
 }

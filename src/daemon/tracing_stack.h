@@ -53,6 +53,10 @@ class TracingStack {
   std::unique_ptr<Collector> MakeCollector();
   // The uploader's state for vigilStatus; null when traces are not uploaded (no fleet URL).
   nlohmann::json UploadStatusJson() const;
+  // The processes registered over the IPC fabric, for vigilStatus: host pid, pid in its own
+  // namespace, uid, job id, what registered it (kineto, vigil_client), the trace it is busy with
+  // and how long ago it last polled.
+  nlohmann::json RegisteredProcessesJson() const;
 
  private:
   void Loop(std::stop_token stop);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/file_util.h"
 #include "base/logging.h"
 #include "base/strings.h"
 
@@ -262,6 +263,12 @@ std::vector<RegisteredProcess> ProcessRegistry::Match(const std::string& job,
     bool hit = all_pids;
     for (size_t i = 0; !hit && i < p.pids.size(); ++i) {
       hit = pids.count(p.pids[i]) != 0 || pids.count(p.host_pids[i]) != 0;
+    }
+    // Exited: its /proc entry is gone (a zombie keeps one until reaped, and is not polling
+    // either, but it is gone within the parent's next wait).
+    if (hit && options_.match_only_live &&
+        !PathExists(JoinPath(options_.proc_root, std::to_string(host_pid)))) {
+      hit = false;
     }
     if (hit) {
       out.push_back(p);

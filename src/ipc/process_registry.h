@@ -69,6 +69,11 @@ class RegistryObserver {
 struct ProcessRegistryOptions {
   std::string proc_root = "/proc";
   int64_t expiry_ns = int64_t{60} * 1000 * 1000 * 1000;
+  // A process that exited is still registered until it expires (Kineto stops polling; Dynolog
+  // keeps matching it for those 60 s). With this set, Match skips a process whose
+  // <proc_root>/<host pid> is gone, so it neither counts as matched nor takes a process_limit
+  // slot from a live one. Tests that register made-up pids turn it off.
+  bool match_only_live = true;
   size_t max_processes = 65536;
   bool verify_credentials = true;
   // A verified claim is reused for this long when the same sender repeats it, so a poll does
@@ -136,6 +141,8 @@ class ProcessRegistry {
 
   // Trace side. Processes of `job` (any job when empty) whose chain contains one of `pids`
   // (every process when pids is empty or {0}, as Dynolog does).
+  // Registered processes of `job` (any when empty) among `pids` (any when empty or {0}); with
+  // match_only_live, only those still running.
   std::vector<RegisteredProcess> Match(const std::string& job, const std::set<int32_t>& pids) const;
   std::vector<RegisteredProcess> Snapshot() const;
   std::optional<RegisteredProcess> Find(int32_t host_pid) const;

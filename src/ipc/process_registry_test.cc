@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ipc/process_registry.h"
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,19 @@ TEST_F(RegistryTest, RefusesAClaimOnAnotherProcessPid) {
   EXPECT_FALSE(Poll(500, 1, {600}).ok());
   EXPECT_EQ(registry_->counters().refused_claims.load(), 1u);
   EXPECT_EQ(registry_->size(), 0u);
+}
+
+TEST_F(RegistryTest, AProcessThatExitedNoLongerMatches) {
+  ASSERT_TRUE(Poll(600, 5, {600}).ok());
+  ASSERT_TRUE(Poll(300, 5, {300}).ok());
+  EXPECT_EQ(registry_->Match("5", {}).size(), 2u);
+  // 600 exits: its /proc entry goes, its registration stays until it expires.
+  std::filesystem::remove_all(dir_.path() + "/600");
+  EXPECT_EQ(registry_->size(), 2u);
+  const std::vector<RegisteredProcess> live = registry_->Match("5", {});
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].host_pid, 300);
+  EXPECT_TRUE(registry_->Match("", {600}).empty());
 }
 
 TEST_F(RegistryTest, RefusesDatagramsWithoutCredentials) {

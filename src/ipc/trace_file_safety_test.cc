@@ -32,6 +32,7 @@ class TraceFileSafetyTest : public ::testing::Test {
     victim_ = tmp_.path() + "/victim";  // Stands in for /etc or /root/.ssh.
     ASSERT_EQ(mkdir(victim_.c_str(), 0700), 0);
     ProcessRegistryOptions ro;
+    ro.match_only_live = false;  // The registered pids are made up.
     ro.verify_credentials = false;
     registry_ = std::make_unique<ProcessRegistry>(ro, clock_.Fn());
   }

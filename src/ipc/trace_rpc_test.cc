@@ -15,6 +15,7 @@ class TraceRpcTest : public ::testing::Test {
  protected:
   TraceRpcTest() {
     ProcessRegistryOptions ro;
+    ro.match_only_live = false;  // The registered pids are made up.
     ro.verify_credentials = false;
     registry_ = std::make_unique<ProcessRegistry>(ro, clock_.Fn());
     TraceServiceOptions to;

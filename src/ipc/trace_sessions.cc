@@ -167,6 +167,9 @@ StatusOr<TraceSession> TraceService::StartSession(TraceSession session, int proc
   const std::string root_path = OpenRootLocked().ok() ? root_->path() : options_.trace_root;
   session.log_file = DecideLogFile(root_path, session.trace_id, requested ? *requested : "");
   config.Set(kKinetoLogFileKey, session.log_file.path);
+  // As Dynolog does: Kineto writes it into the trace's `trace_id`, which joins a file to the
+  // request that made it (vigil analyze, vigil-fleet). A caller's own value is replaced.
+  config.Set("REQUEST_TRACE_ID", session.trace_id);
   if (const std::string* v = config.Find("PROFILE_START_TIME")) {
     session.start_unix_ms = ParseInt64(*v).value_or(0);
   }

@@ -20,6 +20,7 @@ class TraceServiceTest : public ::testing::Test {
  protected:
   TraceServiceTest() {
     ProcessRegistryOptions ro;
+    ro.match_only_live = false;  // The registered pids are made up.
     ro.verify_credentials = false;
     registry_ = std::make_unique<ProcessRegistry>(ro, clock_.Fn());
     TraceServiceOptions to;
@@ -66,6 +67,8 @@ TEST_F(TraceServiceTest, FollowsAProcessFromQueuedToWritten) {
   const std::string config = PollAs(600, 5);
   EXPECT_NE(config.find("ACTIVITIES_DURATION_MSECS=100\n"), std::string::npos) << config;
   EXPECT_NE(config.find("ACTIVITIES_LOG_FILE=" + session->log_file.path), std::string::npos);
+  EXPECT_NE(config.find("REQUEST_TRACE_ID=" + session->trace_id + "\n"), std::string::npos)
+      << config;
   EXPECT_EQ(service_->Get(session->trace_id)->processes[0].state, TraceState::kDelivered);
 
   Tick(6 * kSecond);  // Warm-up over: running.

@@ -155,6 +155,38 @@ TEST(VigildTraceTest, NothingMatchedListsRegisteredProcesses) {
   EXPECT_NE(out.find(std::to_string(kJobId)), std::string::npos) << out;  // What is registered.
 }
 
+// `vigil status` lists the registered processes (docs/protocols.md); --json has them too.
+TEST(VigildTraceTest, StatusListsTheRegisteredProcesses) {
+  VigildProcess daemon;
+  ASSERT_TRUE(daemon.Spawn({}));
+  ASSERT_TRUE(daemon.WaitHealthy()) << daemon.Log();
+  testing_util::KinetoSpecClient kineto("vigil-kineto-st-" + std::to_string(getpid()),
+                                        daemon.ipc_name());
+  ASSERT_TRUE(kineto.ok());
+  ASSERT_TRUE(kineto.Poll(kActivities, kJobId, testing_util::OwnAncestorPids()).has_value());
+
+  std::string json;
+  ASSERT_EQ(RunVigilCli("status --json --host " + daemon.rpc_target(), &json), 0) << json;
+  auto status = nlohmann::json::parse(json, nullptr, false);
+  ASSERT_TRUE(status.contains("registered_processes")) << json;
+  bool found = false;
+  for (const auto& p : status["registered_processes"]) {
+    if (p["pid"] != getpid()) continue;
+    found = true;
+    EXPECT_EQ(p["job_id"], std::to_string(kJobId));
+    EXPECT_EQ(p["source"], "kineto");
+    EXPECT_EQ(p["uid"], static_cast<int>(getuid()));
+    EXPECT_GE(p["last_poll_s"].get<double>(), 0.0);
+  }
+  EXPECT_TRUE(found) << json;
+
+  std::string text;
+  ASSERT_EQ(RunVigilCli("status --host " + daemon.rpc_target(), &text), 0) << text;
+  EXPECT_NE(text.find("registered processes:"), std::string::npos) << text;
+  EXPECT_NE(text.find("REGISTERED AS"), std::string::npos) << text;
+  EXPECT_NE(text.find(std::to_string(getpid())), std::string::npos) << text;
+}
+
 // A trace vigild's own periodic policy takes goes to --fleet-url without any request, saying
 // where it came from, so the fleet can make a request of it (docs/protocols.md "Trace upload").
 TEST(VigildTraceTest, ATraceTheDaemonTakesOnItsOwnIsUploadedToTheFleet) {

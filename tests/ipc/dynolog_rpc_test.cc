@@ -54,6 +54,7 @@ TEST(DynologRpcTest, GputraceRequestAndResponseBytesMatchDynolog) {
   testing_util::TempDir root;
   testing_util::FakeClock clock;
   ProcessRegistryOptions ro;
+  ro.match_only_live = false;  // The registered pids are made up.
   ro.verify_credentials = false;
   ProcessRegistry registry(ro, clock.Fn());
   TraceServiceOptions to;

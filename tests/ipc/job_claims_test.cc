@@ -62,6 +62,8 @@ class JobClaimsTest : public ::testing::Test {
     ASSERT_EQ(resolver_->Resolve(100)->team, "victims");
 
     ProcessRegistryOptions ro;
+
+    ro.match_only_live = false;  // The registered pids are made up.
     ro.proc_root = proc;
     ro.settle_claim = [r = resolver_](int32_t pid, const JobInfo& claim) {
       return r->SettleClaim(pid, claim);

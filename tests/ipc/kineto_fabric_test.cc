@@ -35,6 +35,7 @@ class FabricTest : public ::testing::Test {
   void StartDaemon(bool verify = true, std::string socket_dir = "") {
     ProcessRegistryOptions ro;
     ro.verify_credentials = verify;
+    ro.match_only_live = verify;  // Unverified registrations use made-up pids.
     registry_ = std::make_unique<ProcessRegistry>(ro, clock_.Fn());
     TraceServiceOptions to;
     to.trace_root = root_.path() + "/traces";
@@ -95,6 +96,9 @@ TEST_F(FabricTest, KinetoRegistersPollsAndItsTraceIsFollowedToTheFile) {
   EXPECT_TRUE(s.log_file.rewritten);  // /tmp/gpu_trace.json is outside the trace root.
   EXPECT_NE(config->find("ACTIVITIES_LOG_FILE=" + s.log_file.path + "\n"), std::string::npos);
   EXPECT_NE(config->find("ACTIVITIES_DURATION_MSECS=500\n"), std::string::npos);
+  // The delivered config names the request, as Dynolog's does (Kineto writes it into the
+  // trace file's trace_id).
+  EXPECT_NE(config->find("REQUEST_TRACE_ID=" + s.trace_id), std::string::npos) << *config;
   EXPECT_EQ(service_->Get(s.trace_id)->processes[0].state, TraceState::kDelivered);
   EXPECT_EQ(kineto->Poll(3, 4242, pids), "");  // Delivered once.
 

@@ -31,6 +31,7 @@ namespace {
 struct FakeDaemon {
   FakeDaemon(const std::string& root, bool dynolog_only, int64_t job, int process_pid) {
     ProcessRegistryOptions ro;
+    ro.match_only_live = false;  // The registered pids are made up.
     ro.verify_credentials = false;
     registry = std::make_unique<ProcessRegistry>(ro, clock.Fn());
     TraceServiceOptions to;
