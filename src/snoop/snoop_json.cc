@@ -37,7 +37,10 @@ Json MemoryJson(const MemoryView& m) {
           {"outstanding_bytes", m.outstanding_bytes},
           {"peak_bytes", m.peak_bytes},
           {"leaks", std::move(leaks)},
-          {"size_histogram", std::move(histogram)}};
+          {"size_histogram", std::move(histogram)},
+          {"mapped_bytes", m.mapped_bytes},
+          {"host_outstanding_bytes", m.host_outstanding_bytes},
+          {"host_peak_bytes", m.host_peak_bytes}};
 }
 
 Json ProcessJson(const ProcessSummary& p) {
@@ -47,7 +50,14 @@ Json ProcessJson(const ProcessSummary& p) {
   }
   Json by_api = Json::array();
   for (const ApiCalls& a : p.syncs_by_api) {
-    by_api.push_back({{"api", a.api}, {"count", a.count}, {"seconds", a.seconds}});
+    Json buckets = Json::array();
+    for (const DurationBucket& b : a.histogram) {
+      buckets.push_back({{"upper_ns", b.upper_ns}, {"count", b.count}});
+    }
+    by_api.push_back({{"api", a.api},
+                      {"count", a.count},
+                      {"seconds", a.seconds},
+                      {"histogram", std::move(buckets)}});
   }
   Json by_stack = Json::array();
   for (const SyncStack& s : p.syncs_by_stack) {

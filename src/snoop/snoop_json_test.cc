@@ -10,8 +10,17 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "snoop/summary_test_util.h"
+
 namespace vigil::snoop {
 namespace {
+
+using test_util::Api;
+using test_util::Bucket;
+using test_util::Copy;
+using test_util::Kernel;
+using test_util::Leak;
+using test_util::SyncAt;
 
 SessionSummary OneProcess() {
   SessionSummary s;
@@ -23,19 +32,26 @@ SessionSummary OneProcess() {
   p.command = "train";
   p.libraries = {"/usr/lib/libcudart.so.12"};
   p.launches_total = 30;
-  p.launches_by_kernel = {{"gemm_kernel(float*, int)", 20}, {"relu", 10}};
+  p.launches_by_kernel = {Kernel("gemm_kernel(float*, int)", 20), Kernel("relu", 10)};
   p.graph_launches = 2;
   p.syncs_count = 3;
   p.syncs_seconds = 0.75;
-  p.syncs_by_api = {{"cudaStreamSynchronize", 3, 0.75}};
-  p.syncs_by_stack = {{{{"step (train)", "main (train)"}}, "cudaStreamSynchronize", 3, 0.75}};
+  p.syncs_by_api = {Api("cudaStreamSynchronize", 3, 0.75)};
+  DurationBucket bucket;
+  bucket.upper_ns = 1 << 28;
+  bucket.count = 3;
+  p.syncs_by_api[0].histogram = {bucket};
+  p.syncs_by_stack = {SyncAt({"step (train)", "main (train)"}, "cudaStreamSynchronize", 3, 0.75)};
   p.memory.allocations = 5;
   p.memory.frees = 3;
   p.memory.outstanding_bytes = 3072;
   p.memory.peak_bytes = 8192;
-  p.memory.leaks = {{3072, 2, "cudaMalloc", {{"leak_buffers (train)", "main (train)"}}}};
-  p.memory.size_histogram = {{1024, 1}, {4096, 4}};
-  p.copies = {{"HtoD_pageable", 4, 4096}, {"DtoH", 1, 256}};
+  p.memory.leaks = {Leak(3072, 2, "cudaMalloc", {"leak_buffers (train)", "main (train)"})};
+  p.memory.size_histogram = {Bucket(1024, 1), Bucket(4096, 4)};
+  p.memory.mapped_bytes = 2 << 20;
+  p.memory.host_outstanding_bytes = 512;
+  p.memory.host_peak_bytes = 1024;
+  p.copies = {Copy("HtoD_pageable", 4, 4096), Copy("DtoH", 1, 256)};
   return s;
 }
 
@@ -80,7 +96,13 @@ TEST(SnoopJsonTest, WritesTheWholeModelInSchemaOrder) {
           {
             "api": "cudaStreamSynchronize",
             "count": 3,
-            "seconds": 0.75
+            "seconds": 0.75,
+            "histogram": [
+              {
+                "upper_ns": 268435456,
+                "count": 3
+              }
+            ]
           }
         ],
         "by_stack": [
@@ -120,7 +142,10 @@ TEST(SnoopJsonTest, WritesTheWholeModelInSchemaOrder) {
             "upper_bytes": 4096,
             "count": 4
           }
-        ]
+        ],
+        "mapped_bytes": 2097152,
+        "host_outstanding_bytes": 512,
+        "host_peak_bytes": 1024
       },
       "framework_memory": null,
       "framework_gap_bytes": null,

@@ -3,8 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include "snoop/summary_test_util.h"
+
 namespace vigil::snoop {
 namespace {
+
+using test_util::Kernel;
+using test_util::Leak;
 
 ProcessSummary Process(int pid, std::string command, uint64_t launches, uint64_t syncs,
                        double sync_seconds, uint64_t outstanding) {
@@ -22,14 +27,14 @@ ProcessSummary Process(int pid, std::string command, uint64_t launches, uint64_t
 TEST(SnoopLiveViewTest, RatesAreTheDifferenceOverTheInterval) {
   SessionSummary before;
   before.processes = {Process(10, "train", 1000, 4, 0.5, 1024)};
-  before.processes[0].launches_by_kernel = {{"gemm", 800}, {"relu", 200}};
+  before.processes[0].launches_by_kernel = {Kernel("gemm", 800), Kernel("relu", 200)};
   SessionSummary now;
   now.duration_seconds = 12;
   now.events_seen = 4321;
   now.processes = {Process(10, "train", 3000, 8, 1.5, 4096), Process(11, "eval", 50, 0, 0, 0)};
-  now.processes[0].launches_by_kernel = {{"gemm", 1800}, {"relu", 1200}};
-  now.processes[0].memory.leaks = {{2048, 1, "cudaMalloc", {}}};
-  now.processes[1].launches_by_kernel = {{"softmax", 50}};
+  now.processes[0].launches_by_kernel = {Kernel("gemm", 1800), Kernel("relu", 1200)};
+  now.processes[0].memory.leaks = {Leak(2048, 1, "cudaMalloc", {})};
+  now.processes[1].launches_by_kernel = {Kernel("softmax", 50)};
   LiveFrame frame;
   frame.previous = &before;
   frame.current = &now;
@@ -55,7 +60,8 @@ TEST(SnoopLiveViewTest, KernelRowsFitTheTerminalHeightAndWidth) {
   now.sampled = true;
   now.sample_ratio = 0.5;
   now.processes = {Process(10, "train", 30, 0, 0, 0)};
-  now.processes[0].launches_by_kernel = {{std::string(100, 'a'), 10}, {"b", 10}, {"c", 10}};
+  now.processes[0].launches_by_kernel = {Kernel(std::string(100, 'a'), 10), Kernel("b", 10),
+                                         Kernel("c", 10)};
   LiveFrame frame;
   frame.current = &now;
   frame.width = 30;

@@ -72,6 +72,13 @@ void AppendMemory(const char* title, const MemoryView& m, const TextOptions& o, 
                       Plural(m.allocations, "allocation", "allocations"),
                       Plural(m.frees, "free", "frees"), FormatBytes(m.outstanding_bytes),
                       FormatBytes(m.peak_bytes));
+  if (m.mapped_bytes > 0) {
+    *out += fmt::format("    mapped (cuMemMap): {}\n", FormatBytes(m.mapped_bytes));
+  }
+  if (m.host_outstanding_bytes > 0 || m.host_peak_bytes > 0) {
+    *out += fmt::format("    pinned host memory: {} outstanding, {} peak\n",
+                        FormatBytes(m.host_outstanding_bytes), FormatBytes(m.host_peak_bytes));
+  }
   if (!m.leaks.empty()) {
     *out += "    leak candidates (not freed within the leak age), by allocating stack:\n";
     const size_t shown = std::min(m.leaks.size(), o.max_rows);

@@ -4,9 +4,17 @@
 #include <gtest/gtest.h>
 
 #include "snoop/snoop_format.h"
+#include "snoop/summary_test_util.h"
 
 namespace vigil::snoop {
 namespace {
+
+using test_util::Api;
+using test_util::Bucket;
+using test_util::Copy;
+using test_util::Kernel;
+using test_util::Leak;
+using test_util::SyncAt;
 
 SessionSummary Session() {
   SessionSummary s;
@@ -18,19 +26,21 @@ SessionSummary Session() {
   p.command = "train";
   p.libraries = {"/usr/lib/libcudart.so.12", "/usr/lib/libcuda.so.1"};
   p.launches_total = 30;
-  p.launches_by_kernel = {{"gemm_kernel(float*, int)", 20}, {"relu", 10}};
+  p.launches_by_kernel = {Kernel("gemm_kernel(float*, int)", 20), Kernel("relu", 10)};
   p.graph_launches = 2;
   p.syncs_count = 3;
   p.syncs_seconds = 0.75;
-  p.syncs_by_api = {{"cudaStreamSynchronize", 2, 0.5}, {"cuCtxSynchronize", 1, 0.25}};
-  p.syncs_by_stack = {{{{"step (train)", "main (train)"}}, "cudaStreamSynchronize", 2, 0.5}};
+  p.syncs_by_api = {Api("cudaStreamSynchronize", 2, 0.5), Api("cuCtxSynchronize", 1, 0.25)};
+  p.syncs_by_stack = {SyncAt({"step (train)", "main (train)"}, "cudaStreamSynchronize", 2, 0.5)};
   p.memory.allocations = 5;
   p.memory.frees = 3;
   p.memory.outstanding_bytes = 3072;
   p.memory.peak_bytes = 8192;
-  p.memory.leaks = {{3072, 2, "cudaMalloc", {{"leak_buffers (train)", "main (train)"}}}};
-  p.memory.size_histogram = {{1024, 1}, {4096, 4}};
-  p.copies = {{"HtoD_pageable", 4, 4096}, {"DtoH", 1, 256}};
+  p.memory.leaks = {Leak(3072, 2, "cudaMalloc", {"leak_buffers (train)", "main (train)"})};
+  p.memory.size_histogram = {Bucket(1024, 1), Bucket(4096, 4)};
+  p.memory.host_outstanding_bytes = 512;
+  p.memory.host_peak_bytes = 2048;
+  p.copies = {Copy("HtoD_pageable", 4, 4096), Copy("DtoH", 1, 256)};
   return s;
 }
 
@@ -53,6 +63,7 @@ pid 4242 train
         step (train)
         main (train)
   memory (driver): 5 allocations, 3 frees, 3.0 KiB outstanding, 8.0 KiB peak
+    pinned host memory: 512 B outstanding, 2.0 KiB peak
     leak candidates (not freed within the leak age), by allocating stack:
       3.0 KiB in 2 allocations (cudaMalloc)
         leak_buffers (train)
@@ -94,7 +105,7 @@ warning: pid 17: no CUDA library mapped)txt");
 TEST(SnoopTextTest, CapsRowsAndFramesAndCutsLongNames) {
   SessionSummary s = Session();
   ProcessSummary& p = s.processes[0];
-  p.launches_by_kernel = {{std::string(200, 'k'), 5}, {"b", 4}, {"c", 3}};
+  p.launches_by_kernel = {Kernel(std::string(200, 'k'), 5), Kernel("b", 4), Kernel("c", 3)};
   p.memory.leaks[0].stack.frames = {"f1", "f2", "f3", "f4"};
   TextOptions o;
   o.max_rows = 2;
