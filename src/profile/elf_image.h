@@ -16,7 +16,7 @@
 namespace vigil {
 
 struct ElfSymbol {
-  std::string name;  // Mangled, as stored.
+  std::string name;      // Mangled, as stored.
   uint64_t address = 0;  // st_value: virtual address in the file's own layout.
   uint64_t size = 0;
 };

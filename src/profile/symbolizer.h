@@ -52,11 +52,14 @@ class Symbolizer {
 
  private:
   struct ProcessState;
+  struct KernelSymbols;  // /proc/kallsyms, read on the first kernel address.
   ProcessState& StateOf(int pid, bool reread);
   SymbolizerOptions options_;
   std::map<int, std::unique_ptr<ProcessState>> processes_;
   std::map<std::pair<std::string, uint64_t>, std::unique_ptr<ElfImage>> images_;  // dev, inode
   std::map<std::pair<std::string, uint64_t>, bool> failed_images_;
+  bool kallsyms_read_ = false;
+  std::unique_ptr<KernelSymbols> kallsyms_;
 };
 
 }  // namespace vigil
