@@ -142,7 +142,7 @@ int RunSnoop(const SnoopFlags& flags) {
     return Usage("--leak-age: not a duration: " + flags.leak_age);
   }
   if (Status privileges = snoop::CheckSnoopPrivileges(); !privileges.ok()) {
-    std::fprintf(stderr, "vigil snoop: %s\n", privileges.message().c_str());
+    std::fprintf(stderr, "%s\n", privileges.message().c_str());  // One line, names the command.
     return kExitFailure;
   }
 
@@ -195,8 +195,13 @@ int RunSnoop(const SnoopFlags& flags) {
 
   std::optional<int> child_status;
   std::string end_reason;
+  const bool live = isatty(STDOUT_FILENO) != 0;
+  if (!live) {
+    std::fprintf(stderr,
+                 "vigil snoop: tracing %zu processes (probes on %d functions); Ctrl-C to stop\n",
+                 session->TracedPids().size(), session->probes_attached());
+  }
   {
-    const bool live = isatty(STDOUT_FILENO) != 0;
     std::optional<LiveScreen> screen;
     if (live) {
       screen.emplace(child < 0);

@@ -102,6 +102,16 @@ warning: pid 17: no CUDA library mapped)txt");
       << text;
 }
 
+TEST(SnoopTextTest, NativeFramesOnlyIsSaidOnceWhenAWarningSaysIt) {
+  SessionSummary s = Session();
+  s.warnings = {"stacks are native frames only (no Python frames)"};
+
+  const std::string text = RenderSnoopSummary(s);
+
+  EXPECT_EQ(text.substr(0, text.find("\n\n")), R"txt(vigil snoop: 1 process, 2.5s, 1234 events
+warning: stacks are native frames only (no Python frames))txt");
+}
+
 TEST(SnoopTextTest, CapsRowsAndFramesAndCutsLongNames) {
   SessionSummary s = Session();
   ProcessSummary& p = s.processes[0];
