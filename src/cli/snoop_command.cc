@@ -197,9 +197,9 @@ int RunSnoop(const SnoopFlags& flags) {
   std::string end_reason;
   const bool live = isatty(STDOUT_FILENO) != 0;
   if (!live) {
-    std::fprintf(stderr,
-                 "vigil snoop: tracing %zu processes (probes on %d functions); Ctrl-C to stop\n",
-                 session->TracedPids().size(), session->probes_attached());
+    const size_t n = session->TracedPids().size();
+    std::fprintf(stderr, "vigil snoop: tracing %zu %s (%d probes); Ctrl-C to stop\n", n,
+                 n == 1 ? "process" : "processes", session->probes_attached());
   }
   {
     std::optional<LiveScreen> screen;

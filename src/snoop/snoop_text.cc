@@ -81,7 +81,7 @@ void AppendMemory(const char* title, const MemoryView& m, const TextOptions& o, 
   }
   if (!m.leaks.empty()) {
     *out += "    leak candidates (not freed within the leak age), by allocating stack:\n";
-    const size_t shown = std::min(m.leaks.size(), o.max_rows);
+    const size_t shown = std::min(m.leaks.size(), o.max_stacks);
     for (size_t i = 0; i < shown; ++i) {
       const LeakGroup& leak = m.leaks[i];
       *out += fmt::format("      {} in {} ({})\n", FormatBytes(leak.bytes),
@@ -131,7 +131,7 @@ void AppendProcess(const ProcessSummary& p, const TextOptions& o, std::string* o
   AppendRows(std::move(rows), {0, 1}, 4, o, out);
   if (!p.syncs_by_stack.empty()) {
     *out += "    by stack:\n";
-    const size_t shown = std::min(p.syncs_by_stack.size(), o.max_rows);
+    const size_t shown = std::min(p.syncs_by_stack.size(), o.max_stacks);
     for (size_t i = 0; i < shown; ++i) {
       const SyncStack& s = p.syncs_by_stack[i];
       *out += fmt::format("      {} in {} ({})\n", FormatSeconds(s.seconds),

@@ -14,7 +14,8 @@
 namespace vigil::snoop {
 
 struct TextOptions {
-  size_t max_rows = 10;   // Kernels, APIs, stacks, leaks and copies shown per process.
+  size_t max_rows = 10;   // Kernels, APIs and copies shown per process.
+  size_t max_stacks = 3;  // Sync stacks and leak groups shown per process.
   size_t max_frames = 8;  // Frames shown per stack.
   size_t width = 0;       // Columns; longer names are cut with "...". 0: no limit.
 };

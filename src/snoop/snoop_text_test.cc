@@ -117,9 +117,11 @@ TEST(SnoopTextTest, CapsRowsAndFramesAndCutsLongNames) {
   ProcessSummary& p = s.processes[0];
   p.launches_by_kernel = {Kernel(std::string(200, 'k'), 5), Kernel("b", 4), Kernel("c", 3)};
   p.memory.leaks[0].stack.frames = {"f1", "f2", "f3", "f4"};
+  p.memory.leaks.push_back(Leak(10, 1, "cuMemAlloc_v2", {"g1"}));
   TextOptions o;
   o.max_rows = 2;
   o.max_frames = 2;
+  o.max_stacks = 1;
   o.width = 40;
 
   const std::string text = RenderSnoopSummary(s, o);
@@ -127,7 +129,9 @@ TEST(SnoopTextTest, CapsRowsAndFramesAndCutsLongNames) {
   EXPECT_NE(text.find("    5  " + std::string(30, 'k') + "...\n    4  b\n    ... 1 more kernels\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("        f1\n        f2\n        ... 2 more frames\n"), std::string::npos)
+  EXPECT_NE(text.find("        f1\n        f2\n        ... 2 more frames\n      ... 1 more leak "
+                      "groups\n"),
+            std::string::npos)
       << text;
 }
 
