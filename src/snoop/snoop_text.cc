@@ -179,10 +179,9 @@ std::string RenderSnoopSummary(const SessionSummary& summary, const TextOptions&
         fmt::format("dropped: {} raw events lost to a full ring buffer\n", summary.events_dropped);
   }
   // Said once: the session may already give it as a warning.
-  const bool warned = std::any_of(summary.warnings.begin(), summary.warnings.end(),
-                                  [](const std::string& w) {
-                                    return w.find("native frames only") != std::string::npos;
-                                  });
+  const bool warned = std::any_of(
+      summary.warnings.begin(), summary.warnings.end(),
+      [](const std::string& w) { return w.find("native frames only") != std::string::npos; });
   if (!summary.python_frames && !warned) {
     out += "stacks: native frames only (no Python frames)\n";
   }
