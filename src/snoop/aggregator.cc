@@ -16,10 +16,12 @@ std::string ApiName(uint32_t api) {
 
 int ClassOf(uint32_t api) {
   auto apis = CudaApis();
-  return api < apis.size() ? static_cast<int>(apis[api].spec.klass) : static_cast<int>(VS_CLASS_NONE);
+  return api < apis.size() ? static_cast<int>(apis[api].spec.klass)
+                           : static_cast<int>(VS_CLASS_NONE);
 }
 
-void AddLaunches(const MapContents& c, NameResolver& names, std::map<uint32_t, ProcessSummary>& out) {
+void AddLaunches(const MapContents& c, NameResolver& names,
+                 std::map<uint32_t, ProcessSummary>& out) {
   std::map<uint32_t, std::map<std::string, uint64_t>> by_name;
   for (const auto& [k, count] : c.launches) {
     ProcessSummary& p = out[k.pid];

@@ -24,9 +24,9 @@ class NameResolver {
 };
 
 struct AggregateOptions {
-  uint64_t now_ns = 0;             // bpf_ktime_get_ns now (CLOCK_MONOTONIC).
+  uint64_t now_ns = 0;  // bpf_ktime_get_ns now (CLOCK_MONOTONIC).
   uint64_t leak_age_ns = 30'000'000'000ull;
-  size_t max_stacks = 20;          // Leak groups and sync stacks kept per process.
+  size_t max_stacks = 20;  // Leak groups and sync stacks kept per process.
 };
 
 // Summaries of the pids in `contents`, keyed by pid (only counters filled; pid, command,

@@ -157,13 +157,12 @@ constexpr auto kApis = std::to_array<CudaApi>({
      Alloc(VS_DOMAIN_FRAMEWORK, 2, 4, false)},
     {VS_C10_ALLOCATOR "6mallocEPPvimP11CUstream_st", "CUDACachingAllocator::malloc", kC10,
      Alloc(VS_DOMAIN_FRAMEWORK, 2, 4, false)},
-    {VS_C10_ALLOCATOR "4freeEPv", "CUDACachingAllocator::free", kC10,
-     Free(VS_DOMAIN_FRAMEWORK, 2)},
+    {VS_C10_ALLOCATOR "4freeEPv", "CUDACachingAllocator::free", kC10, Free(VS_DOMAIN_FRAMEWORK, 2)},
     // void* raw_alloc(size_t nbytes); raw_alloc_with_stream(size_t nbytes, cudaStream_t)
     {VS_C10_ALLOCATOR "9raw_allocEm", "CUDACachingAllocator::raw_alloc", kC10,
      Alloc(VS_DOMAIN_FRAMEWORK, 0, 2, false)},
-    {VS_C10_ALLOCATOR "21raw_alloc_with_streamEmP11CUstream_st",
-     "CUDACachingAllocator::raw_alloc", kC10, Alloc(VS_DOMAIN_FRAMEWORK, 0, 2, false)},
+    {VS_C10_ALLOCATOR "21raw_alloc_with_streamEmP11CUstream_st", "CUDACachingAllocator::raw_alloc",
+     kC10, Alloc(VS_DOMAIN_FRAMEWORK, 0, 2, false)},
     {VS_C10_ALLOCATOR "10raw_deleteEPv", "CUDACachingAllocator::raw_delete", kC10,
      Free(VS_DOMAIN_FRAMEWORK, 2)},
 });
@@ -184,23 +183,35 @@ std::optional<size_t> FindCudaApi(std::string_view name) {
 
 ApiGroup GroupOfClass(int klass) {
   switch (klass) {
-    case VS_CLASS_LAUNCH: return ApiGroup::kLaunch;
-    case VS_CLASS_GRAPH_LAUNCH: return ApiGroup::kGraphLaunch;
-    case VS_CLASS_SYNC: return ApiGroup::kSync;
-    case VS_CLASS_ALLOC: return ApiGroup::kAlloc;
-    case VS_CLASS_FREE: return ApiGroup::kFree;
-    case VS_CLASS_COPY: return ApiGroup::kCopy;
-    default: return ApiGroup::kOther;
+    case VS_CLASS_LAUNCH:
+      return ApiGroup::kLaunch;
+    case VS_CLASS_GRAPH_LAUNCH:
+      return ApiGroup::kGraphLaunch;
+    case VS_CLASS_SYNC:
+      return ApiGroup::kSync;
+    case VS_CLASS_ALLOC:
+      return ApiGroup::kAlloc;
+    case VS_CLASS_FREE:
+      return ApiGroup::kFree;
+    case VS_CLASS_COPY:
+      return ApiGroup::kCopy;
+    default:
+      return ApiGroup::kOther;
   }
 }
 
 std::string_view CopyKindName(int kind) {
   switch (kind) {
-    case VS_COPY_HTOH: return "HtoH";
-    case VS_COPY_HTOD: return "HtoD";
-    case VS_COPY_DTOH: return "DtoH";
-    case VS_COPY_DTOD: return "DtoD";
-    default: return "default";
+    case VS_COPY_HTOH:
+      return "HtoH";
+    case VS_COPY_HTOD:
+      return "HtoD";
+    case VS_COPY_DTOH:
+      return "DtoH";
+    case VS_COPY_DTOD:
+      return "DtoD";
+    default:
+      return "default";
   }
 }
 

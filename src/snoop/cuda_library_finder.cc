@@ -62,8 +62,8 @@ std::vector<CudaLibraryFile> FindCudaLibraries(int pid, const std::vector<Mappin
       if (cache && cache->count(key)) known = (*cache)[key];
       if (!known) {
         StatusOr<ElfImage> image = ElfImage::Load(f.open_path, /*look_for_debug_file=*/false);
-        known = image.ok() && image->FindSymbol("cudaLaunchKernel") &&
-                image->FindSymbol("cudaMalloc");
+        known =
+            image.ok() && image->FindSymbol("cudaLaunchKernel") && image->FindSymbol("cudaMalloc");
         if (cache && image.ok()) (*cache)[key] = *known;
       }
       if (*known) {
@@ -83,9 +83,12 @@ StatusOr<std::vector<CudaLibraryFile>> FindCudaLibraries(int pid, std::string_vi
 
 std::string_view LibraryKindName(const CudaLibraryFile& file) {
   switch (file.library) {
-    case CudaLibrary::kRuntime: return file.static_in_executable ? "cudart_static" : "cudart";
-    case CudaLibrary::kDriver: return "cuda";
-    case CudaLibrary::kCachingAllocator: return "c10_cuda";
+    case CudaLibrary::kRuntime:
+      return file.static_in_executable ? "cudart_static" : "cudart";
+    case CudaLibrary::kDriver:
+      return "cuda";
+    case CudaLibrary::kCachingAllocator:
+      return "c10_cuda";
   }
   return "?";
 }

@@ -20,10 +20,10 @@ namespace vigil::snoop {
 struct CudaLibraryFile {
   CudaLibrary library = CudaLibrary::kRuntime;
   bool static_in_executable = false;  // cudart's symbols are in the executable itself.
-  std::string path;       // As the process sees it.
-  std::string open_path;  // <proc_root>/PID/root<path>.
-  std::string device;     // As in maps ("fd:01") and inode: the file's identity, so a file
-  uint64_t inode = 0;     // many processes map is probed once.
+  std::string path;                   // As the process sees it.
+  std::string open_path;              // <proc_root>/PID/root<path>.
+  std::string device;  // As in maps ("fd:01") and inode: the file's identity, so a file
+  uint64_t inode = 0;  // many processes map is probed once.
 };
 
 // Whether an executable (by device and inode) has a static cudart, remembered across scans so

@@ -26,8 +26,8 @@ TEST(CudaLibraryFinder, FindsRuntimeDriverAndAllocatorThroughProcRoot) {
 }
 
 TEST(CudaLibraryFinder, NothingForAProcessWithoutCuda) {
-  std::vector<Mapping> maps = ParseProcMaps(
-      "7f0000006000-7f0000007000 r-xp 00001000 fd:01 14 /usr/lib/libc.so.6\n");
+  std::vector<Mapping> maps =
+      ParseProcMaps("7f0000006000-7f0000007000 r-xp 00001000 fd:01 14 /usr/lib/libc.so.6\n");
   // pid 0 has no /proc entry, so there is no executable to look into either.
   EXPECT_TRUE(FindCudaLibraries(0, maps, "/nonexistent").empty());
 }

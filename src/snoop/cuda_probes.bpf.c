@@ -92,18 +92,30 @@ struct {
   __type(value, struct func_name);
 } func_names SEC(".maps");
 
+// User stacks by a 64-bit hash of their frames. (A STACK_TRACE map hashes into buckets and
+// refuses a second stack that lands in a taken bucket, which loses stacks a few percent of the
+// time with only dozens of them.)
 struct {
-  __uint(type, BPF_MAP_TYPE_STACK_TRACE);
-  __uint(max_entries, 8192);
-  __uint(key_size, sizeof(__u32));
-  __uint(value_size, VS_MAX_STACK_DEPTH * sizeof(__u64));
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, __u64);
+  __type(value, struct stack_frames);
 } stacks SEC(".maps");
 
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-  __uint(max_entries, VS_CTR_COUNT);
+  __uint(max_entries, 1);
   __type(key, __u32);
-  __type(value, __u64);
+  __type(value, struct stack_frames);
+} stack_scratch SEC(".maps");
+
+// One per-CPU slot holding every counter (vs_counter index), so a call does one lookup.
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, __u64[VS_CTR_COUNT]);
 } counters SEC(".maps");
 
 struct {
@@ -117,8 +129,9 @@ static const struct mem_stats zero_mem;
 static const struct func_name zero_name;
 
 static __always_inline void bump(__u32 which) {
-  __u64* v = bpf_map_lookup_elem(&counters, &which);
-  if (v) *v += 1;
+  __u32 zero = 0;
+  __u64* v = bpf_map_lookup_elem(&counters, &zero);
+  if (v && which < VS_CTR_COUNT) v[which] += 1;
 }
 
 // Argument i (1-based; 0 or out of range: 0). The registers are read at fixed offsets first:
@@ -133,6 +146,30 @@ static __always_inline __u64 arg(struct pt_regs* ctx, __u8 i) {
   if (i == 4) return p4;
   if (i == 5) return p5;
   return 0;
+}
+
+// The calling user stack (frame pointers) stored in `stacks`; its id (>= 0), or -1.
+static __always_inline __s64 user_stack_id(struct pt_regs* ctx) {
+  __u32 zero = 0;
+  struct stack_frames* b = bpf_map_lookup_elem(&stack_scratch, &zero);
+  if (!b) return -1;
+  long n = bpf_get_stack(ctx, b->ips, sizeof(b->ips), BPF_F_USER_STACK);
+  if (n <= 0) return -1;
+  __u64 h = 14695981039346656037ull;  // FNV-1a over the frames.
+  for (int i = 0; i < VS_MAX_STACK_DEPTH; i++) {
+    if (i * 8 >= n) break;
+    h ^= b->ips[i];
+    h *= 1099511628211ull;
+  }
+  for (int i = 0; i < VS_MAX_STACK_DEPTH; i++) {  // bpf_get_stack leaves the rest as it was.
+    if (i * 8 >= n) b->ips[i] = 0;
+  }
+  h &= 0x7fffffffffffffffull;
+  if (bpf_map_update_elem(&stacks, &h, b, BPF_NOEXIST) != 0 && !bpf_map_lookup_elem(&stacks, &h)) {
+    bump(VS_CTR_MAP_FULL);
+    return -1;
+  }
+  return (__s64)h;
 }
 
 static __always_inline __u32 log2_bucket(__u64 v) {
@@ -153,14 +190,13 @@ static __always_inline const volatile struct api_spec* begin(struct pt_regs* ctx
   __u64 cookie = bpf_get_attach_cookie(ctx);
   if (cookie >= VS_MAX_APIS) return NULL;
   __u32 api = (__u32)cookie;
-  bump(VS_CTR_SEEN);
+  __u32 zero = 0;
+  __u64* ctr = bpf_map_lookup_elem(&counters, &zero);
+  if (!ctr) return NULL;
+  ctr[VS_CTR_SEEN] += 1;
   __u32 every = sample_every;
-  if (!never_sample && every > 1) {
-    __u32 idx = VS_CTR_SEEN;
-    __u64* seen = bpf_map_lookup_elem(&counters, &idx);
-    if (seen && (*seen % every) != 0) return NULL;
-  }
-  bump(VS_CTR_RECORDED);
+  if (!never_sample && every > 1 && (ctr[VS_CTR_SEEN] % every) != 0) return NULL;
+  ctr[VS_CTR_RECORDED] += 1;
   *api_out = api;
   return &specs[api];
 }
@@ -287,7 +323,7 @@ int vs_entry(struct pt_regs* ctx) {
     return 0;
   }
   // SYNC, ALLOC, FUNC_NAME: finished in vs_return.
-  struct inflight_key k = {.tid = (__u32)id, .api = api};
+  struct inflight_key k = {.pid = pid, .tid = (__u32)id, .api = api};
   struct inflight f = {.start_ns = bpf_ktime_get_ns()};
   if (klass == VS_CLASS_ALLOC || klass == VS_CLASS_FUNC_NAME) {
     f.out = s->arg_out ? arg(ctx, s->arg_out) : 0;
@@ -318,7 +354,7 @@ static __always_inline void finish_sync(struct pt_regs* ctx, __u32 api, __u32 pi
   }
   // At the return the frame pointer chain starts in the caller, so the caller is in the stack.
   struct sync_stack_key sk = {.pid = pid, .api = api};
-  sk.stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+  sk.stack_id = user_stack_id(ctx);
   struct count_ns* c = bpf_map_lookup_elem(&sync_stacks, &sk);
   if (!c) {
     struct count_ns zero = {};
@@ -344,7 +380,7 @@ static __always_inline void finish_alloc(struct pt_regs* ctx, __u32 api, __u32 p
   __u32 domain = s->domain;
   struct alloc_key k = {.pid = pid, .domain = domain, .addr = addr};
   struct alloc_info a = {.size = f->size, .start_ns = f->start_ns, .api = api};
-  a.stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+  a.stack_id = user_stack_id(ctx);
   // BPF_NOEXIST: an allocator entry point that calls another traced one (raw_alloc calling
   // malloc) reports the same block twice; it is counted once.
   if (bpf_map_update_elem(&outstanding, &k, &a, BPF_NOEXIST) != 0) {
@@ -386,7 +422,7 @@ int vs_return(struct pt_regs* ctx) {
   __u64 cookie = bpf_get_attach_cookie(ctx);
   if (cookie >= VS_MAX_APIS) return 0;
   __u32 api = (__u32)cookie;
-  struct inflight_key k = {.tid = (__u32)id, .api = api};
+  struct inflight_key k = {.pid = pid, .tid = (__u32)id, .api = api};
   struct inflight* p = bpf_map_lookup_elem(&inflights, &k);
   if (!p) return 0;  // Sampled out, or entered before the probe was attached.
   struct inflight f = *p;

@@ -75,6 +75,10 @@ struct api_spec {
   vs_u8 check_rc; /* ALLOC / FUNC_NAME: only a 0 return value counts. */
 };
 
+struct stack_frames {
+  vs_u64 ips[VS_MAX_STACK_DEPTH]; /* Innermost first; zeros after the last frame. */
+};
+
 struct launch_key {
   vs_u32 pid;
   vs_u32 api;
@@ -103,8 +107,10 @@ struct count_ns {
   vs_u64 ns;
 };
 
-/* An in-flight call, entry to return, per (tid, api). */
+/* An in-flight call, entry to return, per (pid, tid, api); the pid lets user space drop a
+ * process's leftovers (a thread that died inside a call) when it exits. */
 struct inflight_key {
+  vs_u32 pid;
   vs_u32 tid;
   vs_u32 api;
 };
@@ -185,7 +191,7 @@ struct raw_event {
   vs_u8 copy_kind;
   vs_u8 host_mem;
   vs_u8 pad;
-  vs_u64 func;  /* LAUNCH: the kernel key. */
+  vs_u64 func; /* LAUNCH: the kernel key. */
   vs_u64 bytes;
   vs_u64 addr;
 };

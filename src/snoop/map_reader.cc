@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snoop/map_reader.h"
 
+#include <cstring>
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-
-#include <cstring>
 
 namespace vigil::snoop {
 namespace {
@@ -57,21 +57,23 @@ MapContents ReadMaps(const ProbeMapFds& fds, size_t max_entries) {
 
 uint64_t ReadCounter(int counters_fd, uint32_t index) {
   int cpus = libbpf_num_possible_cpus();
-  if (counters_fd < 0 || cpus <= 0) return 0;
-  std::vector<uint64_t> values(static_cast<size_t>(cpus));
-  if (bpf_map_lookup_elem(counters_fd, &index, values.data()) != 0) return 0;
+  if (counters_fd < 0 || cpus <= 0 || index >= VS_CTR_COUNT) return 0;
+  std::vector<uint64_t> values(static_cast<size_t>(cpus) * VS_CTR_COUNT);
+  uint32_t key = 0;
+  if (bpf_map_lookup_elem(counters_fd, &key, values.data()) != 0) return 0;
   uint64_t sum = 0;
-  for (uint64_t v : values) sum += v;
+  for (int cpu = 0; cpu < cpus; ++cpu)
+    sum += values[static_cast<size_t>(cpu) * VS_CTR_COUNT + index];
   return sum;
 }
 
 std::vector<uint64_t> ReadStack(int stacks_fd, int64_t stack_id) {
   std::vector<uint64_t> frames;
   if (stacks_fd < 0 || stack_id < 0) return frames;
-  uint64_t ips[VS_MAX_STACK_DEPTH] = {};
-  uint32_t id = static_cast<uint32_t>(stack_id);
-  if (bpf_map_lookup_elem(stacks_fd, &id, ips) != 0) return frames;
-  for (uint64_t ip : ips) {
+  stack_frames value{};
+  uint64_t id = static_cast<uint64_t>(stack_id);
+  if (bpf_map_lookup_elem(stacks_fd, &id, &value) != 0) return frames;
+  for (uint64_t ip : value.ips) {
     if (ip == 0) break;
     frames.push_back(ip);
   }
@@ -96,6 +98,7 @@ void DeletePid(const ProbeMapFds& fds, uint32_t pid) {
   DeleteWhere<mem_key>(fds.memory, pid);
   DeleteWhere<copy_key>(fds.copies, pid);
   DeleteWhere<func_name_key>(fds.func_names, pid);
+  DeleteWhere<inflight_key>(fds.inflights, pid);
 }
 
 }  // namespace vigil::snoop

@@ -39,7 +39,7 @@ struct MapContents {
 // Every map's entries; at most `max_entries` per map (the maps are bounded anyway).
 MapContents ReadMaps(const ProbeMapFds& fds, size_t max_entries = 1 << 20);
 
-// One counter summed over CPUs (counters map, vs_counter index).
+// One counter (vs_counter index) summed over CPUs.
 uint64_t ReadCounter(int counters_fd, uint32_t index);
 
 // The user stack `stack_id` (innermost first, zeros dropped); empty when unknown.

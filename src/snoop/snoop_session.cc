@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snoop/snoop_session.h"
 
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 #include <poll.h>
-#include <sys/stat.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,11 +13,14 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <set>
 #include <thread>
-#include <cstring>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "base/file_util.h"
 #include "base/logging.h"
@@ -50,8 +51,8 @@ int LibbpfPrint(enum libbpf_print_level level, const char* format, va_list args)
   if (level == LIBBPF_DEBUG) return 0;
   char line[4096];
   int n = vsnprintf(line, sizeof(line), format, args);
-  std::string_view text(line, n > 0 ? std::min<size_t>(static_cast<size_t>(n), sizeof(line) - 1)
-                                    : 0);
+  std::string_view text(line,
+                        n > 0 ? std::min<size_t>(static_cast<size_t>(n), sizeof(line) - 1) : 0);
   while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
   VIGIL_LOG_DEBUG("libbpf: {}", text);
   return 0;
@@ -95,6 +96,9 @@ struct SnoopSession::Impl : public NameResolver {
   std::map<int, HeldChild> held;
   StaticCudartCache static_cache;
   std::map<std::tuple<uint32_t, bool, uint64_t>, std::string> kernel_names;
+  // Keys not named yet, and when to try again (a symboliser miss rereads the process's maps).
+  std::map<std::tuple<uint32_t, bool, uint64_t>, std::chrono::steady_clock::time_point>
+      unknown_names;
   std::map<std::pair<uint32_t, int64_t>, CallStack> stacks;
   std::map<std::pair<std::string, uint64_t>, std::unique_ptr<ElfImage>> fallback_images;
   std::deque<RawEvent> raw;
@@ -120,15 +124,22 @@ struct SnoopSession::Impl : public NameResolver {
     }
   }
 
-  Status Load() {
-    libbpf_set_print(LibbpfPrint);
+  // Opens and loads the skeleton; `multi`: programs loaded for multi-uprobe links.
+  Status LoadSkeleton(bool multi) {
     skel = cuda_probes__open();
     if (!skel) return ErrnoStatus(errno, "opening the CUDA probes");
     auto apis = CudaApis();
     for (size_t i = 0; i < apis.size(); ++i) skel->rodata->specs[i] = apis[i].spec;
     if (!options.raw_events) bpf_map__set_max_entries(skel->maps.events, 4096);
+    if (multi) {
+      auto type = static_cast<enum bpf_attach_type>(ProbeAttacher::kUprobeMultiAttachType);
+      bpf_program__set_expected_attach_type(skel->progs.vs_entry, type);
+      bpf_program__set_expected_attach_type(skel->progs.vs_return, type);
+    }
     if (cuda_probes__load(skel) != 0) {
       int err = errno;
+      cuda_probes__destroy(skel);
+      skel = nullptr;
       if (err == EPERM) {
         return PermissionDeniedError(
             "vigil snoop needs root (or CAP_BPF and CAP_PERFMON) to load its eBPF uprobes");
@@ -137,6 +148,35 @@ struct SnoopSession::Impl : public NameResolver {
       return InternalError("the kernel refused the CUDA probes: " +
                            ErrnoStatus(err, "loading").message());
     }
+    return OkStatus();
+  }
+
+  // Whether this kernel makes multi-uprobe links: one on this executable's entry point (run
+  // once, long ago), with a cookie the programs ignore, made and closed at once.
+  bool MultiLinksWork() {
+    StatusOr<uint64_t> entry = EntryFileOffset("/proc/self/exe");
+    if (!entry.ok()) return false;
+    StatusOr<int> fd = AttachUprobeMulti(skel->progs.vs_entry, false, "/proc/self/exe", {*entry},
+                                         {uint64_t{VS_MAX_APIS}});
+    if (!fd.ok()) return false;
+    close(*fd);
+    return true;
+  }
+
+  Status Load() {
+    libbpf_set_print(LibbpfPrint);
+    bool multi = options.multi_uprobe_links;
+    Status loaded = LoadSkeleton(multi);
+    if (loaded.ok() && multi && !MultiLinksWork()) {
+      cuda_probes__destroy(skel);
+      skel = nullptr;
+      loaded = InternalError("no multi-uprobe links");
+    }
+    if (!loaded.ok() && multi && loaded.code() != StatusCode::kPermissionDenied) {
+      multi = false;  // A kernel without multi-uprobe links: one link per probe.
+      loaded = LoadSkeleton(false);
+    }
+    if (!loaded.ok()) return loaded;
     skel->bss->raw_enabled = options.raw_events ? 1 : 0;
     skel->data->sample_every = 1;
     fds.launches = bpf_map__fd(skel->maps.launches);
@@ -149,7 +189,7 @@ struct SnoopSession::Impl : public NameResolver {
     fds.stacks = bpf_map__fd(skel->maps.stacks);
     fds.counters = bpf_map__fd(skel->maps.counters);
     fds.inflights = bpf_map__fd(skel->maps.inflights);
-    attacher = std::make_unique<ProbeAttacher>(skel->progs.vs_entry, skel->progs.vs_return);
+    attacher = std::make_unique<ProbeAttacher>(skel->progs.vs_entry, skel->progs.vs_return, multi);
     if (options.raw_events) {
       rb = ring_buffer__new(bpf_map__fd(skel->maps.events), &Impl::OnRawEvent, this, nullptr);
       if (!rb) return ErrnoStatus(errno, "opening the raw event ring buffer");
@@ -166,6 +206,9 @@ struct SnoopSession::Impl : public NameResolver {
     auto key = std::make_tuple(pid, driver, func);
     auto it = kernel_names.find(key);
     if (it != kernel_names.end()) return it->second;
+    auto now = std::chrono::steady_clock::now();
+    auto retry = unknown_names.find(key);
+    if (retry != unknown_names.end() && now < retry->second) return HexName(func);
     std::string name;
     if (driver) {
       std::optional<std::string> n = ReadFuncName(fds.func_names, pid, func);
@@ -175,7 +218,11 @@ struct SnoopSession::Impl : public NameResolver {
       if (!f.known()) f = FallbackFrame(pid, func);
       if (f.known()) name = f.function;
     }
-    if (name.empty()) return HexName(func);  // Not cached: the name may be learnt later.
+    if (name.empty()) {  // The name may be learnt later (a library read later): retried.
+      unknown_names[key] = now + std::chrono::seconds(2);
+      return HexName(func);
+    }
+    unknown_names.erase(key);
     kernel_names.emplace(key, name);
     return name;
   }
@@ -354,6 +401,11 @@ struct SnoopSession::Impl : public NameResolver {
       if (poll(&p, 1, 0) > 0) gone.push_back(pid);
     }
     if (gone.empty()) return;
+    for (int pid : gone) {  // Last chance to name their kernels: no waiting for a retry.
+      std::erase_if(unknown_names, [&](const auto& kv) {
+        return std::get<0>(kv.first) == static_cast<uint32_t>(pid);
+      });
+    }
     std::map<uint32_t, ProcessSummary> agg = AggregateNow();
     for (int pid : gone) {
       Traced& t = processes[pid];
@@ -458,8 +510,8 @@ Status SnoopSession::Release(int pid, std::chrono::milliseconds timeout) {
   uint32_t key = static_cast<uint32_t>(pid);
   int stop_fd = bpf_map__fd(impl_->skel->maps.stop_at_entry);
   if (entry.ok()) {
-    StatusOr<int> link = impl_->attacher->AttachExtra(impl_->skel->progs.vs_stop_at_entry,
-                                                      child.executable, *entry);
+    StatusOr<int> link =
+        impl_->attacher->AttachExtra(impl_->skel->progs.vs_stop_at_entry, child.executable, *entry);
     if (link.ok()) {
       stop_link = *link;
       uint8_t one = 1;
@@ -561,6 +613,6 @@ std::vector<AttachedLibrary> SnoopSession::LibrariesOf(int pid) const {
   return it == impl_->processes.end() ? std::vector<AttachedLibrary>{} : it->second.libraries;
 }
 
-int SnoopSession::probes_attached() const { return impl_->attacher->links(); }
+int SnoopSession::probes_attached() const { return impl_->attacher->probes(); }
 
 }  // namespace vigil::snoop

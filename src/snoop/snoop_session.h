@@ -25,7 +25,7 @@ struct SnoopOptions {
   // appears: /proc is scanned on Poll, at most every `scan_interval`.
   bool follow_new_processes = false;
   std::chrono::milliseconds scan_interval{500};
-  bool raw_events = false;  // Stream every call through the ring buffer (TakeRawEvents).
+  bool raw_events = false;            // Stream every call through the ring buffer (TakeRawEvents).
   size_t max_raw_events = 1'000'000;  // Cap on events held between TakeRawEvents calls.
   double leak_age_seconds = 30;  // Allocations older than this and not freed are leak candidates.
   // Calls per second over all traced processes above which BPF records 1 in N calls
@@ -33,13 +33,16 @@ struct SnoopOptions {
   uint64_t event_budget_per_second = 200'000;
   size_t max_stacks_per_process = 20;  // Leak groups and sync stacks kept per process.
   std::string proc_root = "/proc";
+  // One multi-uprobe link per library file where the kernel has them (fast to detach); false
+  // forces a perf-event link per probe, as on kernels before 6.6.
+  bool multi_uprobe_links = true;
 };
 
 // What a traced process had probes attached for (ProcessSummary::libraries says the same).
 struct AttachedLibrary {
-  std::string path;      // As the process sees it; the executable for a static cudart.
-  std::string kind;      // "cudart", "cuda", "c10_cuda", "cudart_static".
-  int probes = 0;        // Uprobes + uretprobes attached on this file (0 if already attached).
+  std::string path;  // As the process sees it; the executable for a static cudart.
+  std::string kind;  // "cudart", "cuda", "c10_cuda", "cudart_static".
+  int probes = 0;    // Uprobes + uretprobes attached on this file (0 if already attached).
 };
 
 // OK as root or with CAP_BPF and CAP_PERFMON effective; otherwise PermissionDenied with one
@@ -83,7 +86,7 @@ class SnoopSession {
 
   std::vector<int> TracedPids() const;  // Live traced processes.
   std::vector<AttachedLibrary> LibrariesOf(int pid) const;
-  int probes_attached() const;  // Uprobe links currently attached (all files).
+  int probes_attached() const;  // Uprobes and uretprobes attached now (all files).
 
  private:
   struct Impl;

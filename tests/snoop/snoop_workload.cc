@@ -36,8 +36,8 @@ enum cudaMemcpyKind {
 cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
                              size_t sharedMem, cudaStream_t stream);
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args);
-cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim,
-                                        void** args, size_t sharedMem, cudaStream_t stream);
+cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
+                                        size_t sharedMem, cudaStream_t stream);
 cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaStreamSynchronize(cudaStream_t stream);
@@ -71,9 +71,8 @@ CUresult cuInit(unsigned int Flags);
 CUresult cuModuleLoadData(CUmodule* module, const void* image);
 CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name);
 CUresult cuLibraryLoadData(CUlibrary* library, const void* code, int* jitOptions,
-                           void** jitOptionsValues, unsigned int numJitOptions,
-                           int* libraryOptions, void** libraryOptionValues,
-                           unsigned int numLibraryOptions);
+                           void** jitOptionsValues, unsigned int numJitOptions, int* libraryOptions,
+                           void** libraryOptionValues, unsigned int numLibraryOptions);
 CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name);
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                         unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
@@ -266,7 +265,8 @@ NOINLINE void copies() {
   std::vector<char> pageable(8192);
   void* dev = nullptr;
   Check(cudaMalloc(&dev, kTempBytes), "cudaMalloc");
-  for (int i = 0; i < kHtoDPinned; ++i) Check(cudaMemcpy(dev, pinned, 1000, cudaMemcpyHostToDevice), "memcpy");
+  for (int i = 0; i < kHtoDPinned; ++i)
+    Check(cudaMemcpy(dev, pinned, 1000, cudaMemcpyHostToDevice), "memcpy");
   for (int i = 0; i < kHtoDPageableRuntime; ++i) {
     Check(cudaMemcpy(dev, pageable.data(), 500, cudaMemcpyHostToDevice), "memcpy");
   }
@@ -279,11 +279,12 @@ NOINLINE void copies() {
   for (int i = 0; i < kDtoHPinned; ++i) {
     Check(cuMemcpyDtoH_v2(host_alloc, reinterpret_cast<CUdeviceptr>(dev), 300), "cuMemcpy");
   }
-  for (int i = 0; i < kDtoDRuntime; ++i) Check(cudaMemcpy(dev, dev, 4096, cudaMemcpyDeviceToDevice), "memcpy");
+  for (int i = 0; i < kDtoDRuntime; ++i)
+    Check(cudaMemcpy(dev, dev, 4096, cudaMemcpyDeviceToDevice), "memcpy");
   for (int i = 0; i < kDtoDDriver; ++i) {
-    Check(cuMemcpyDtoD_v2(reinterpret_cast<CUdeviceptr>(dev), reinterpret_cast<CUdeviceptr>(dev),
-                          50),
-          "cuMemcpy");
+    Check(
+        cuMemcpyDtoD_v2(reinterpret_cast<CUdeviceptr>(dev), reinterpret_cast<CUdeviceptr>(dev), 50),
+        "cuMemcpy");
   }
   for (int i = 0; i < kDefault; ++i) Check(cudaMemcpy(dev, dev, 77, cudaMemcpyDefault), "memcpy");
   for (int i = 0; i < kHtoH; ++i) {
@@ -329,9 +330,9 @@ void LaunchLoop(long count) {
     cudaLaunchKernel(reinterpret_cast<const void*>(&kernels::gemm_bf16), kGrid, kBlock, args, 0,
                      nullptr);
   }
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
-                                                                 start)
-                .count();
+  auto ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count();
   std::printf("ns %lld\n", static_cast<long long>(ns));
 }
 

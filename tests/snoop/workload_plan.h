@@ -14,10 +14,10 @@ inline constexpr int kLayerNormLaunches = 2;  // cudaLaunchKernelExC(kernels::la
 inline constexpr int kReduceLaunches = 1;     // cudaLaunchCooperativeKernel(kernels::reduce)
 // Driver launches through names from cuModuleGetFunction / cuLibraryGetKernel.
 inline constexpr const char* kTritonName = "triton_matmul_kernel";
-inline constexpr int kTritonLaunches = 5;        // cuLaunchKernel
+inline constexpr int kTritonLaunches = 5;  // cuLaunchKernel
 inline constexpr const char* kRmsNormMangled = "_Z13fused_rmsnormPfi";
 inline constexpr const char* kRmsNormDemangled = "fused_rmsnorm(float*, int)";
-inline constexpr int kRmsNormLaunches = 4;       // cuLaunchKernelEx
+inline constexpr int kRmsNormLaunches = 4;  // cuLaunchKernelEx
 inline constexpr const char* kFlashName = "flash_attn_fwd";
 inline constexpr int kFlashLaunches = 2;         // cuLaunchKernel on a CUkernel
 inline constexpr int kRuntimeGraphLaunches = 2;  // cudaGraphLaunch
@@ -46,10 +46,10 @@ inline constexpr int kTempBuffers = 5;  // cudaMalloc + cudaFree in temp_buffers
 inline constexpr size_t kTempBytes = 4096;
 inline constexpr int kAsyncBuffers = 2;  // cudaMallocAsync + cudaFreeAsync
 inline constexpr size_t kAsyncBytes = 8192;
-inline constexpr size_t kManagedBytes = 65536;  // cudaMallocManaged + cudaFree
-inline constexpr size_t kDriverBytes = 32768;   // 2 x cuMemAlloc_v2; one freed, one leaked
-                                                // in driver_leak()
-inline constexpr size_t kVmmBytes = 2 << 20;    // cuMemCreate + cuMemMap + cuMemUnmap + release
+inline constexpr size_t kManagedBytes = 65536;    // cudaMallocManaged + cudaFree
+inline constexpr size_t kDriverBytes = 32768;     // 2 x cuMemAlloc_v2; one freed, one leaked
+                                                  // in driver_leak()
+inline constexpr size_t kVmmBytes = 2 << 20;      // cuMemCreate + cuMemMap + cuMemUnmap + release
 inline constexpr size_t kSegmentBytes = 2 << 20;  // The fake caching allocator's one segment
 // Allocations: 3 + 5 + 2 + 1 + 2 + 1 + 1 (segment) + 1 (copies' device buffer of kTempBytes);
 // frees: 5 + 2 + 1 + 1 + 1 + 1. A static-cudart workload has no caching allocator (no segment).

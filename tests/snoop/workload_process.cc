@@ -144,12 +144,15 @@ StatusOr<std::string> WorkloadProcess::ReadLine(double timeout_s) {
   }
 }
 
-Status WorkloadProcess::Do(const std::string& command, double timeout_s) {
+Status WorkloadProcess::Do(const std::string& command, double timeout_s, std::string* output) {
   if (Status s = Send(command); !s.ok()) return s;
-  StatusOr<std::string> line = ReadLine(timeout_s);
-  if (!line.ok()) return line.status();
-  if (*line != "done") return InternalError("workload said '" + *line + "' to " + command);
-  return OkStatus();
+  for (int lines = 0; lines < 1000; ++lines) {
+    StatusOr<std::string> line = ReadLine(timeout_s);
+    if (!line.ok()) return line.status();
+    if (*line == "done") return OkStatus();
+    if (output) *output += *line + "\n";
+  }
+  return DataLossError("no \"done\" from the workload after " + command);
 }
 
 int WorkloadProcess::Exit(double timeout_s) {

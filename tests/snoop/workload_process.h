@@ -31,8 +31,8 @@ class WorkloadProcess {
   Status Send(const std::string& line);
   // Next line from the child's stdout (without '\n').
   StatusOr<std::string> ReadLine(double timeout_s = 30);
-  // Sends `command`, then waits for "done".
-  Status Do(const std::string& command, double timeout_s = 60);
+  // Sends `command`, then waits for "done"; the lines before it go to `output`.
+  Status Do(const std::string& command, double timeout_s = 60, std::string* output = nullptr);
   // Sends "exit" and reaps the child; its exit status (or -1 on timeout).
   int Exit(double timeout_s = 30);
 

@@ -32,9 +32,7 @@ static unsigned long long next_handle = 0x1000;
 /* Kernel handles: slot i of `kernels` is the function named names[i]. */
 #define FAKE_MAX_KERNELS 64
 static char names[FAKE_MAX_KERNELS][256];
-static struct {
-  char unused;
-} kernels[FAKE_MAX_KERNELS];
+static struct { char unused; } kernels[FAKE_MAX_KERNELS];
 static int kernel_count;
 static char modules[4];
 
@@ -97,8 +95,8 @@ FAKE_API CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const
 FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
                                  unsigned int gridDimZ, unsigned int blockDimX,
                                  unsigned int blockDimY, unsigned int blockDimZ,
-                                 unsigned int sharedMemBytes, CUstream hStream,
-                                 void** kernelParams, void** extra) {
+                                 unsigned int sharedMemBytes, CUstream hStream, void** kernelParams,
+                                 void** extra) {
   (void)gridDimX, (void)gridDimY, (void)gridDimZ, (void)blockDimX, (void)blockDimY;
   (void)blockDimZ, (void)sharedMemBytes, (void)hStream, (void)kernelParams, (void)extra;
   FAKE_TOUCH(5);
@@ -194,8 +192,7 @@ FAKE_API CUresult cuMemcpyDtoH_v2(void* dstHost, CUdeviceptr srcDevice, size_t B
   return dstHost && srcDevice ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-FAKE_API CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
-                                  size_t ByteCount) {
+FAKE_API CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount) {
   (void)ByteCount;
   FAKE_TOUCH(20);
   return dstDevice && srcDevice ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
