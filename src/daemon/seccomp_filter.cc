@@ -61,7 +61,7 @@ constexpr const char* kSanitizerExtras[] = {
     "sched_setaffinity", "personality", "process_vm_readv",
 };
 // eBPF collectors (bpf_cuda): map reads, program loads and uprobe perf events on new processes.
-constexpr const char* kBpfExtras[] = {"bpf", "perf_event_open"};
+constexpr const char* kBpfExtras[] = {"bpf", "perf_event_open", "pidfd_open"};
 // clang-format on
 
 // Filled before the filter is installed, read by the handler (which may not allocate).
