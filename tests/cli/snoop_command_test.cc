@@ -250,6 +250,81 @@ TEST_F(SnoopCommandTest, SigintEndsAPidSessionWithTheSummaryJsonAndChromeTrace) 
   std::filesystem::remove_all(dir);
 }
 
+// `vigil snoop ARGS --pid W` on pipes for the workload W (in its dialogue mode, idle): the exit
+// code and stdout once `end` (a signal, or 0 to let --duration end it) has been applied.
+struct IdleRun {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+IdleRun RunOnIdleWorkload(std::vector<std::string> args, int end) {
+  IdleRun r;
+  int to_workload[2];
+  int from_workload[2];
+  if (::pipe2(to_workload, O_CLOEXEC) != 0 || ::pipe2(from_workload, O_CLOEXEC) != 0) return r;
+  pid_t workload = ::fork();
+  if (workload == 0) {
+    ::dup2(to_workload[0], 0);
+    ::dup2(from_workload[1], 1);
+    ::execl(kWorkload.c_str(), kWorkload.c_str(), nullptr);
+    ::_exit(127);
+  }
+  ::close(to_workload[0]);
+  ::close(from_workload[1]);
+  std::string ready;
+  int out_pipe[2];
+  int err_pipe[2];
+  if (ReadUntil(from_workload[0], "ready ", &ready) && ::pipe2(out_pipe, O_CLOEXEC) == 0 &&
+      ::pipe2(err_pipe, O_CLOEXEC) == 0) {
+    args.push_back("--pid");
+    args.push_back(std::to_string(workload));
+    pid_t vigil = ::fork();
+    if (vigil == 0) {
+      ::setsid();
+      ::dup2(out_pipe[1], 1);
+      ::dup2(err_pipe[1], 2);
+      Exec(args);
+    }
+    ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+    if (ReadUntil(err_pipe[0], "Ctrl-C to stop", &r.err) && end != 0) ::kill(vigil, end);
+    ReadToEnd(out_pipe[0], &r.out);
+    ReadToEnd(err_pipe[0], &r.err);
+    r.code = Wait(vigil);
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+  }
+  (void)!::write(to_workload[1], "exit\n", 5);
+  Wait(workload);
+  ::close(to_workload[1]);
+  ::close(from_workload[0]);
+  return r;
+}
+
+TEST_F(SnoopCommandTest, SigtermEndsTheSessionCleanlyWithTheSummary) {
+  NeedRoot();
+
+  IdleRun r = RunOnIdleWorkload({"snoop"}, SIGTERM);
+
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("  launches: 0\n"), std::string::npos) << r.out;
+}
+
+TEST_F(SnoopCommandTest, DurationEndsTheSessionByItself) {
+  NeedRoot();
+  const auto start = std::chrono::steady_clock::now();
+
+  IdleRun r = RunOnIdleWorkload({"snoop", "--duration", "1s"}, 0);
+
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(" snoop_workload\n"), std::string::npos) << r.out;
+  EXPECT_GE(seconds, 1.0);
+  EXPECT_LT(seconds, 30.0);
+}
+
 TEST_F(SnoopCommandTest, WithoutPrivilegesOneLineAndExitStatus1) {
   int err_pipe[2];
   ASSERT_EQ(::pipe2(err_pipe, O_CLOEXEC), 0);
