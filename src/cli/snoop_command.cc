@@ -315,9 +315,11 @@ void AddSnoopCommand(CLI::App& app, CliContext& ctx) {
                   "Calls per second on the host above which calls are sampled (default 200000; "
                   "0: never)")
       ->type_name("N");
-  cmd->add_option("--json", flags->json_path, "Write the summary as JSON to FILE ('-': stdout)");
+  cmd->add_option("--json", flags->json_path, "Write the summary as JSON to FILE ('-': stdout)")
+      ->type_name("FILE");
   cmd->add_option("--chrome-trace", flags->chrome_trace_path,
-                  "Write every call as a Chrome/Perfetto trace (Kineto's clock) to FILE");
+                  "Write every call as a Chrome/Perfetto trace (Kineto's clock) to FILE")
+      ->type_name("FILE");
   cmd->add_option("command", flags->command, "-- COMMAND ARGS...: start it and trace it")
       ->type_name("COMMAND");
   cmd->callback([&ctx, flags] { RunCommand(ctx, [&] { return RunSnoop(*flags); }); });
