@@ -4,6 +4,7 @@
 #include "collectors/bpf/bpf_cuda_collector.h"
 #include "collectors/cgroup/cgroup_collector.h"
 #include "collectors/gpu_collector.h"
+#include "collectors/perf_pmu_collector.h"
 #include "collectors/proc_cpu_collector.h"
 #include "collectors/proc_diskstats_collector.h"
 #include "collectors/proc_loadavg_collector.h"
@@ -22,6 +23,7 @@ constexpr const CollectorInfo* kAllCollectors[] = {
     nullptr,  // Placeholder so the array is never empty; AllCollectors() skips it.
     &BpfCudaCollector::kInfo,
     &GpuCollector::kInfo,
+    &PerfPmuCollector::kInfo,
     &ProcCpuCollector::kInfo,
     &ProcDiskstatsCollector::kInfo,
     &ProcLoadavgCollector::kInfo,

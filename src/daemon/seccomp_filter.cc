@@ -34,6 +34,8 @@ constexpr const char* kAllowed[] = {
     "fchownat", "ftruncate", "fallocate", "fsync", "fdatasync", "sync_file_range", "flock",
     "fcntl", "dup", "dup2", "dup3", "pipe", "pipe2", "ioctl", "fadvise64", "utimensat", "getcwd",
     "umask",
+    // CPU performance counters (perf_pmu; a collector re-enabled by a reload opens them again).
+    "perf_event_open",
     // Memory.
     "mmap", "munmap", "mprotect", "mremap", "madvise", "brk", "msync", "mincore", "get_mempolicy",
     // Threads, time, identity and capabilities (read only), signals to this process.
@@ -60,8 +62,9 @@ constexpr const char* kSanitizerExtras[] = {
     "ptrace", "wait4", "waitid", "fork", "vfork", "execve", "kill", "tkill", "prctl",
     "sched_setaffinity", "personality", "process_vm_readv",
 };
-// eBPF collectors (bpf_cuda): map reads, program loads and uprobe perf events on new processes.
-constexpr const char* kBpfExtras[] = {"bpf", "perf_event_open", "pidfd_open"};
+// eBPF collectors (bpf_cuda): map reads and program loads, pidfds of new processes (perf_event_open
+// for their uprobes is on the list above).
+constexpr const char* kBpfExtras[] = {"bpf", "pidfd_open"};
 // clang-format on
 
 // Filled before the filter is installed, read by the handler (which may not allocate).

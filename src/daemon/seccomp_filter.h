@@ -22,7 +22,7 @@
 namespace vigil::daemon {
 
 // Installs the filter on all threads (SECCOMP_FILTER_FLAG_TSYNC) and the SIGSYS handler.
-// `allow_bpf` adds bpf and perf_event_open, for a collector that keeps attaching eBPF probes
+// `allow_bpf` adds bpf and pidfd_open, for a collector that keeps attaching eBPF probes
 // after start (bpf_cuda follows new processes); it is only set when such a collector is on.
 // Internal when the kernel or libseccomp refuses it (the caller stops: --seccomp=false).
 Status InstallSeccompFilter(bool allow_bpf = false);

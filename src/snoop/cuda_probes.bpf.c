@@ -20,6 +20,7 @@ const volatile struct api_spec specs[VS_MAX_APIS] = {};
 // Written by user space while running (mmapped .bss).
 __u32 sample_every = 1;  // Record 1 call in sample_every (frees are never sampled).
 __u32 raw_enabled = 0;
+__u32 follow_all = 0;  // Note untraced pids that call into a probed file (new_pids).
 
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
@@ -27,6 +28,14 @@ struct {
   __type(key, __u32);
   __type(value, __u8);
 } traced SEC(".maps");
+
+// Untraced processes seen calling into a probed file while following: user space adds them.
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32);
+  __type(value, __u8);
+} new_pids SEC(".maps");
 
 // Pids to stop (SIGSTOP) when they reach their executable's entry point.
 struct {
@@ -186,7 +195,13 @@ static __always_inline __u32 log2_bucket(__u64 v) {
 static __always_inline const volatile struct api_spec* begin(struct pt_regs* ctx, __u32* api_out,
                                                              bool never_sample) {
   __u32 pid = bpf_get_current_pid_tgid() >> 32;
-  if (!bpf_map_lookup_elem(&traced, &pid)) return NULL;
+  if (!bpf_map_lookup_elem(&traced, &pid)) {
+    if (follow_all) {
+      __u8 one = 1;
+      bpf_map_update_elem(&new_pids, &pid, &one, BPF_NOEXIST);
+    }
+    return NULL;
+  }
   __u64 cookie = bpf_get_attach_cookie(ctx);
   if (cookie >= VS_MAX_APIS) return NULL;
   __u32 api = (__u32)cookie;

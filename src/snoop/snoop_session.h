@@ -22,7 +22,8 @@ namespace vigil::snoop {
 struct SnoopOptions {
   std::vector<int> pids;  // Traced from Start; more with AddPid.
   // Attach to every process that maps libcudart/libcuda (or has a static cudart) as it
-  // appears: /proc is scanned on Poll, at most every `scan_interval`.
+  // appears: /proc is scanned on Poll, at most every `scan_interval`; a process calling into a
+  // file already probed is added on the next Poll after its first call.
   bool follow_new_processes = false;
   std::chrono::milliseconds scan_interval{500};
   bool raw_events = false;            // Stream every call through the ring buffer (TakeRawEvents).

@@ -23,6 +23,7 @@ struct AnalyzeOptions {
   std::string merge_snoop_path;         // --merge-snoop: a `vigil snoop --chrome-trace` file
   std::string diff_path;                // --diff: a second trace/directory to compare against
   std::string kernel_patterns_path;     // --kernel-patterns
+  std::string graph_captures_path;      // --graph-captures: a capture trace or their folder
   std::vector<std::string> thresholds;  // --threshold name=value
   bool hta_compat = false;              // --hta-compat
   bool no_roofline = false;             // --no-roofline

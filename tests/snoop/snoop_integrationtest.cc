@@ -411,6 +411,35 @@ TEST_F(SnoopTest, FollowsAProcessThatStartsAfterTheSession) {
   ExpectDeviceMemory(*p, /*with_framework=*/true);
 }
 
+TEST_F(SnoopTest, FollowsANewCallerOfAProbedLibraryBeforeAnyScan) {
+  auto first = StartWorkload();
+  ASSERT_TRUE(first);
+  SnoopOptions o;
+  o.pids = {first->pid()};  // Probes the fake libraries.
+  o.follow_new_processes = true;
+  o.scan_interval = std::chrono::hours(1);  // No /proc scan during the test.
+  o.leak_age_seconds = 0;
+  auto session = StartSession(o);
+  ASSERT_TRUE(session);
+  auto w = StartWorkload();
+  ASSERT_TRUE(w);
+  session->Poll(std::chrono::milliseconds(0)).IgnoreError();
+  auto pids = session->TracedPids();
+  EXPECT_EQ(std::find(pids.begin(), pids.end(), w->pid()), pids.end());
+  // Its first calls are what shows it; it is traced from the next Poll on.
+  ASSERT_TRUE(w->Do("run").ok());
+  session->Poll(std::chrono::milliseconds(0)).IgnoreError();
+  pids = session->TracedPids();
+  ASSERT_NE(std::find(pids.begin(), pids.end(), w->pid()), pids.end());
+  ASSERT_TRUE(w->Do("run").ok());
+  SessionSummary s = session->Snapshot();
+  const ProcessSummary* p = Find(s, w->pid());
+  ASSERT_NE(p, nullptr);
+  ExpectLaunches(*p);
+  ExpectSyncs(*p);
+  ExpectCopies(*p);
+}
+
 TEST_F(SnoopTest, TargetExitingMidTraceKeepsItsSummary) {
   auto w = StartWorkload();
   ASSERT_TRUE(w);
@@ -559,6 +588,7 @@ TEST_F(SnoopTest, AddPidErrors) {
   auto session = StartSession(o);
   ASSERT_TRUE(session);
   EXPECT_EQ(session->AddPid(getpid()).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(session->AddPid(999'999'999).code(), StatusCode::kNotFound);
   auto w = StartWorkload();
   ASSERT_TRUE(w);
   EXPECT_TRUE(session->AddPid(w->pid()).ok());
