@@ -24,6 +24,9 @@ void AddAnalyzeCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--html", opts->html_path, "Write a self-contained HTML report to FILE");
   cmd->add_option("--perfetto", opts->perfetto_path,
                   "Write an augmented trace for Perfetto UI (counters, critical path) to FILE");
+  cmd->add_option("--merge-snoop", opts->merge_snoop_path,
+                  "With --perfetto: add the CUDA calls of a `vigil snoop --chrome-trace` FILE, "
+                  "aligned to the trace's clock");
   cmd->add_option("--diff", opts->diff_path, "Compare with a second trace or directory");
   cmd->add_flag("--hta-compat", opts->hta_compat,
                 "Reproduce Holistic Trace Analysis' numbers (drops the last step, rounds to us)");

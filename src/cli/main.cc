@@ -23,6 +23,7 @@
   X(Fleet)                    \
   X(Analyze)                  \
   X(Trace)                    \
+  X(Snoop)                    \
   /* end of list */
 
 namespace vigil {

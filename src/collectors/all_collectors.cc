@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/all_collectors.h"
 
+#include "collectors/bpf/bpf_cuda_collector.h"
 #include "collectors/cgroup/cgroup_collector.h"
 #include "collectors/gpu_collector.h"
 #include "collectors/perf_pmu_collector.h"
@@ -20,6 +21,7 @@ namespace {
 // One row per collector, sorted by name. Declarations come from each collector's header.
 constexpr const CollectorInfo* kAllCollectors[] = {
     nullptr,  // Placeholder so the array is never empty; AllCollectors() skips it.
+    &BpfCudaCollector::kInfo,
     &GpuCollector::kInfo,
     &PerfPmuCollector::kInfo,
     &ProcCpuCollector::kInfo,

@@ -369,7 +369,8 @@ int Daemon::Main() {
     // After the first pass: the GPU backend (vendor code, dlopened) is loaded by then.
     WaitFor([this] { return scheduler_->last_pass_unix_ns() != 0; }, 60,
             std::chrono::milliseconds(10));
-    if (Status filter = InstallSeccompFilter(); !filter.ok()) {
+    const bool allow_bpf = CollectorEnabled(config_, "bpf_cuda", false);
+    if (Status filter = InstallSeccompFilter(allow_bpf); !filter.ok()) {
       VIGIL_LOG_ERROR("vigild cannot start: {}", filter.message());
       Shutdown();
       return 1;

@@ -25,6 +25,8 @@ constexpr CapabilityNeed kTable[] = {
     // eBPF uprobes on libcudart/libcuda (vigil snoop) and CPU stack sampling (vigil profile).
     {"bpf_cuda", CAP_BPF, "load eBPF programs and maps"},
     {"bpf_cuda", CAP_PERFMON, "attach uprobes and read perf ring buffers"},
+    {"bpf_cuda", CAP_SYS_PTRACE, "read /proc/PID/maps and follow /proc/PID/root of CUDA processes"},
+    {"bpf_cuda", CAP_DAC_READ_SEARCH, "read CUDA libraries inside containers (/proc/PID/root)"},
     // Every GPU-holding process is attributed to its job, partly from its environment.
     {"gpu_devices", CAP_SYS_PTRACE, "read /proc/PID/environ of GPU processes for job attribution"},
     {"perf_pmu", CAP_PERFMON, "open CPU PMU events for every CPU and process"},

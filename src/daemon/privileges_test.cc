@@ -52,7 +52,8 @@ TEST(PrivilegesTest, PortBelow1024AndFutureBpfCollectorsAddTheirCapabilities) {
 
   const PrivilegePlan plan = PlanPrivileges(EnabledFeatures(config, collectors));
 
-  EXPECT_EQ(FormatCapabilities(plan.keep), "cap_net_bind_service,cap_perfmon,cap_bpf");
+  EXPECT_EQ(FormatCapabilities(plan.keep),
+            "cap_dac_read_search,cap_net_bind_service,cap_sys_ptrace,cap_perfmon,cap_bpf");
 }
 
 TEST(PrivilegesTest, TableRowsAreSortedAndExplained) {

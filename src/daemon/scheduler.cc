@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/scheduler.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <exception>
@@ -18,11 +20,21 @@ constexpr MetricDesc kSuccess{"vigil_collector_success",
 constexpr MetricDesc kDuration{"vigil_collector_duration_seconds",
                                "How long the collector's last run took.", MetricKind::kGauge,
                                "seconds"};
+constexpr MetricDesc kCpu{"vigil_collector_cpu_seconds_total",
+                          "CPU time the collector's runs took on their thread, summed.",
+                          MetricKind::kCounter, "seconds"};
 constexpr MetricDesc kSamples{"vigil_collector_samples",
                               "Samples the collector's last run produced.", MetricKind::kGauge, ""};
 
 constexpr int64_t kWarnEveryNs = 60 * kNanosPerSecond;
 constexpr int64_t kMaxWaitNs = 60 * kNanosPerSecond;
+
+// CPU time of the calling thread (user + system), the cost of a collector run.
+int64_t ThreadCpuNanos() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * kNanosPerSecond + ts.tv_nsec;
+}
 
 class RealClock : public Clock {
  public:
@@ -130,6 +142,7 @@ void Scheduler::RunOne(Entry& entry) {
   entry.last_batch_ns = batch->time_ns;
   MetricWriter writer(batch.get());
   const int64_t start = clock_->MonotonicNanos();
+  const int64_t cpu_start = ThreadCpuNanos();
   Status s = InternalError("collector could not be created");
   if (entry.instance) {
     // Collectors return Status; a third-party exception escaping one still only fails that run.
@@ -142,11 +155,13 @@ void Scheduler::RunOne(Entry& entry) {
     }
   }
   const int64_t duration_ns = clock_->MonotonicNanos() - start;
+  entry.cpu_ns += ThreadCpuNanos() - cpu_start;
   const size_t samples = batch->samples.size();
   const std::string& name = batch->source;
   writer.Add(kSuccess, s.ok() ? 1 : 0, {{"collector", name}});
   writer.Add(kDuration, static_cast<double>(duration_ns) / 1e9, {{"collector", name}});
   writer.Add(kSamples, static_cast<double>(samples), {{"collector", name}});
+  writer.Add(kCpu, static_cast<double>(entry.cpu_ns) / 1e9, {{"collector", name}});
 
   CollectorState state = CollectorState::kOk;
   if (s.ok()) {

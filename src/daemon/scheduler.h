@@ -97,6 +97,7 @@ class Scheduler {
     bool absent_logged = false;           // Running thread only.
     int64_t last_batch_ns = 0;            // Time stamped on the previous batch.
     int64_t last_warn_mono_ns = 0;        // Running thread only.
+    int64_t cpu_ns = 0;                   // Running thread only: CPU time of every run.
   };
 
   void RunOne(Entry& entry);

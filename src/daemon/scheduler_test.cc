@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/scheduler.h"
 
+#include <time.h>
+
 #include <atomic>
 #include <memory>
 #include <stdexcept>
@@ -46,6 +48,29 @@ class FakeCollector : public Collector {
 };
 
 constexpr int64_t kSec = kNanosPerSecond;
+
+int64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * kSec + ts.tv_nsec;
+}
+
+// Spends `cpu_ns` of its thread's CPU time per run.
+class BusyCollector : public Collector {
+ public:
+  explicit BusyCollector(int64_t cpu_ns) : cpu_ns_(cpu_ns) {}
+  Status Collect(MetricWriter& /*out*/) override {
+    const int64_t until = ThreadCpuNs() + cpu_ns_;
+    volatile uint64_t spin = 0;
+    while (ThreadCpuNs() < until) {
+      spin = spin + 1;
+    }
+    return OkStatus();
+  }
+
+ private:
+  int64_t cpu_ns_;
+};
 
 TEST(NextAlignedTickTest, LandsOnTheNextWallClockMultiple) {
   EXPECT_EQ(NextAlignedTick(1000 * kSec + 3 * kSec, 10 * kSec), 1010 * kSec);
@@ -157,6 +182,36 @@ TEST(SchedulerTest, HealthAndMetaMetricsDistinguishOkAbsentAndFailed) {
     EXPECT_EQ(samples, 1) << b->source;  // Partial output is kept.
     EXPECT_TRUE(duration);
   }
+}
+
+TEST(SchedulerTest, EachCollectorsCpuTimeIsACounterOverItsRuns) {
+  FakeClock clock;
+  std::vector<BatchPtr> batches;
+  Scheduler scheduler(&clock, [&](BatchPtr b) { batches.push_back(std::move(b)); });
+  const int64_t cost = 20 * kNanosPerMilli;
+  scheduler.Add(
+      "busy", [cost] { return std::make_unique<BusyCollector>(cost); }, kSec, true);
+
+  clock.Set(10 * kSec);
+  scheduler.RunDue();
+  clock.Set(11 * kSec);
+  scheduler.RunDue();
+
+  ASSERT_EQ(batches.size(), 2u);
+  std::vector<double> cpu;
+  for (const BatchPtr& b : batches) {
+    for (const Sample& s : b->samples) {
+      if (s.desc->name == "vigil_collector_cpu_seconds_total") {
+        EXPECT_EQ(LabelValue(s.labels, "collector"), "busy");
+        EXPECT_EQ(s.desc->kind, MetricKind::kCounter);
+        cpu.push_back(s.value);
+      }
+    }
+  }
+  ASSERT_EQ(cpu.size(), 2u);
+  EXPECT_GE(cpu[0], 0.020);
+  EXPECT_GE(cpu[1], cpu[0] + 0.020);
+  EXPECT_LT(cpu[1], 2.0);  // Its own thread's time only, not the process's.
 }
 
 TEST(SchedulerTest, ConfigureChangesIntervalsAndSwitchesCollectors) {

@@ -62,6 +62,9 @@ constexpr const char* kSanitizerExtras[] = {
     "ptrace", "wait4", "waitid", "fork", "vfork", "execve", "kill", "tkill", "prctl",
     "sched_setaffinity", "personality", "process_vm_readv",
 };
+// eBPF collectors (bpf_cuda): map reads and program loads, pidfds of new processes (perf_event_open
+// for their uprobes is on the list above).
+constexpr const char* kBpfExtras[] = {"bpf", "pidfd_open"};
 // clang-format on
 
 // Filled before the filter is installed, read by the handler (which may not allocate).
@@ -121,9 +124,14 @@ Status Rule(scmp_filter_ctx ctx, uint32_t action, const char* name, unsigned cou
   return OkStatus();
 }
 
-Status AddRules(scmp_filter_ctx ctx) {
+Status AddRules(scmp_filter_ctx ctx, bool allow_bpf) {
   for (const char* name : kAllowed) {
     VIGIL_RETURN_IF_ERROR(Rule(ctx, SCMP_ACT_ALLOW, name));
+  }
+  if (allow_bpf) {
+    for (const char* name : kBpfExtras) {
+      VIGIL_RETURN_IF_ERROR(Rule(ctx, SCMP_ACT_ALLOW, name));
+    }
   }
   for (int family : {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK}) {
     const scmp_arg_cmp arg = SCMP_A0(SCMP_CMP_EQ, static_cast<scmp_datum_t>(family));
@@ -155,7 +163,7 @@ Status AddRules(scmp_filter_ctx ctx) {
 
 std::span<const char* const> SeccompAllowList() { return kAllowed; }
 
-Status InstallSeccompFilter() {
+Status InstallSeccompFilter(bool allow_bpf) {
   for (int nr = 0; nr < kMaxSyscall; ++nr) {
     if (g_syscall_names[nr] == nullptr) {
       g_syscall_names[nr] = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
@@ -172,7 +180,7 @@ Status InstallSeccompFilter() {
   if (ctx == nullptr) {
     return InternalError("seccomp_init failed");
   }
-  Status s = AddRules(ctx);
+  Status s = AddRules(ctx, allow_bpf);
   if (s.ok()) {
     if (int rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1); rc != 0) {
       s = ErrnoStatus(-rc, "seccomp: synchronise threads");

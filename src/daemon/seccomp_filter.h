@@ -22,8 +22,10 @@
 namespace vigil::daemon {
 
 // Installs the filter on all threads (SECCOMP_FILTER_FLAG_TSYNC) and the SIGSYS handler.
+// `allow_bpf` adds bpf and pidfd_open, for a collector that keeps attaching eBPF probes
+// after start (bpf_cuda follows new processes); it is only set when such a collector is on.
 // Internal when the kernel or libseccomp refuses it (the caller stops: --seccomp=false).
-Status InstallSeccompFilter();
+Status InstallSeccompFilter(bool allow_bpf = false);
 
 // The system calls allowed without conditions (names as libseccomp spells them); socket, clone,
 // prctl and tgkill are allowed only with the arguments vigild uses.

@@ -18,6 +18,7 @@
 #include "trace/analysis/what_if.h"
 #include "trace/analyzer.h"
 #include "trace/reader/kineto_reader.h"
+#include "trace/report/chrome_trace_merge.h"
 #include "trace/report/html_report.h"
 #include "trace/report/json_report.h"
 #include "trace/report/perfetto_trace.h"
@@ -162,6 +163,10 @@ int RunAnalyze(const AnalyzeOptions& o, FILE* out, FILE* err) {
       return 2;
     }
   }
+  if (!o.merge_snoop_path.empty() && o.perfetto_path.empty()) {
+    std::fprintf(err, "vigil analyze: --merge-snoop needs --perfetto FILE to merge into\n");
+    return 2;
+  }
   if (!o.what_if.empty()) {
     auto specs = ParseWhatIfSpecs(o.what_if);
     if (!specs.ok()) {
@@ -216,7 +221,18 @@ int RunAnalyze(const AnalyzeOptions& o, FILE* out, FILE* err) {
       {o.perfetto_path, "--perfetto", [](const Report& r) { return RenderPerfettoTrace(r); }}};
   for (const Output& w : outputs) {
     if (w.path.empty()) continue;
-    Status st = Write(w.path, w.render(report));
+    std::string text = w.render(report);
+    if (&w.path == &o.perfetto_path && !o.merge_snoop_path.empty()) {
+      // The snoop trace is on Unix time; the Perfetto output on the (first) rank's clock.
+      const TraceMeta* meta = report.ranks.empty() ? nullptr : &report.ranks.front().trace->meta;
+      const int64_t base_ns = meta != nullptr && meta->has_base_time ? meta->base_time_ns : 0;
+      StatusOr<size_t> merged = MergeChromeTraceFile(o.merge_snoop_path, base_ns, &text);
+      if (!merged.ok()) {
+        std::fprintf(err, "vigil analyze: --merge-snoop: %s\n", merged.status().ToString().c_str());
+        return 1;
+      }
+    }
+    Status st = Write(w.path, text);
     if (!st.ok()) {
       std::fprintf(err, "vigil analyze: %s: %s\n", w.what, st.ToString().c_str());
       return 1;

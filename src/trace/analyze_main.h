@@ -20,6 +20,7 @@ struct AnalyzeOptions {
   std::string json_path;                // --json
   std::string html_path;                // --html
   std::string perfetto_path;            // --perfetto
+  std::string merge_snoop_path;         // --merge-snoop: a `vigil snoop --chrome-trace` file
   std::string diff_path;                // --diff: a second trace/directory to compare against
   std::string kernel_patterns_path;     // --kernel-patterns
   std::string graph_captures_path;      // --graph-captures: a capture trace or their folder

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "collectors/bpf/bpf_cuda_collector.h"
+
+#include "snoop/snoop_session.h"
+
+namespace vigil {
+namespace {
+
+constexpr const MetricDesc* kMetrics[] = {&kCudaLaunches, &kCudaSyncSeconds, &kCudaDeviceMemory,
+                                          &kCudaCopyBytes};
+
+std::unique_ptr<Collector> Create(const CollectorOptions& options) {
+  return std::make_unique<BpfCudaCollector>(options);
+}
+
+}  // namespace
+
+const CollectorInfo BpfCudaCollector::kInfo = {
+    .name = "bpf_cuda",
+    .help =
+        "CUDA launches, sync time, device memory and copies of every CUDA process (eBPF "
+        "uprobes; root).",
+    .enabled_by_default = false,
+    .metrics = kMetrics,
+    .create = &Create,
+};
+
+BpfCudaCollector::BpfCudaCollector(const CollectorOptions& options)
+    : options_(options),
+      totals_([this](int pid, const std::string& comm) { return LabelsOf(pid, comm); }) {}
+
+BpfCudaCollector::~BpfCudaCollector() = default;
+
+Labels BpfCudaCollector::LabelsOf(int pid, const std::string& comm) {
+  Labels labels = {{"comm", comm}};
+  if (options_.resolver) {
+    if (StatusOr<JobInfo> job = options_.resolver->Resolve(pid); job.ok()) {
+      const std::pair<const char*, const std::string*> job_labels[] = {
+          {"job_id", &job->job_id},
+          {"user", &job->user},
+          {"team", &job->team},
+          {"model", &job->model},
+          {"framework", &job->framework}};
+      for (const auto& [name, value] : job_labels) {
+        if (!value->empty()) {
+          labels.emplace_back(name, *value);
+        }
+      }
+    }
+  }
+  SortLabels(&labels);
+  return labels;
+}
+
+Status BpfCudaCollector::Collect(MetricWriter& out) {
+  if (!session_) {
+    VIGIL_RETURN_IF_ERROR(snoop::CheckSnoopPrivileges());
+    snoop::SnoopOptions options;
+    options.follow_new_processes = true;
+    options.proc_root = options_.paths.proc_root;
+    StatusOr<std::unique_ptr<snoop::SnoopSession>> started = snoop::SnoopSession::Start(options);
+    if (!started.ok()) {
+      return started.status();
+    }
+    session_ = std::move(*started);
+  }
+  // Attaches to processes that appeared since the last tick and reads the maps.
+  VIGIL_RETURN_IF_ERROR(session_->Poll(std::chrono::milliseconds(0)));
+  const snoop::SessionSummary summary = session_->Snapshot();
+  totals_.Update(summary);
+  totals_.Write(out);
+  if (totals_.groups() == 0 && session_->TracedPids().empty()) {
+    return NotFoundError("no process maps libcudart or libcuda");
+  }
+  return OkStatus();
+}
+
+}  // namespace vigil
