@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// Samples Debian's CPython 3.11 running test scripts with known hot functions and checks the
+// merged stacks: the Python frames (function, file, line) read from the interpreter's memory,
+// in order, and for the ctypes script the C function on top of the Python frame that called it.
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "profile/profile_session.h"
+#include "profile/python_frames.h"
+#include "stack_share.h"
+#include "workload.h"
+
+namespace vigil {
+namespace {
+
+constexpr char kPython[] = "/usr/bin/python3.11";
+
+std::string Source(const std::string& name) {
+  return std::string(VIGIL_PROFILE_SOURCES) + "/" + name;
+}
+
+// The 1-based line of the first line of `file` containing `text`.
+int LineOf(const std::string& file, const std::string& text) {
+  std::ifstream in(file);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (line.find(text) != std::string::npos) {
+      return n;
+    }
+  }
+  return -1;
+}
+
+// The Python frames of a stack, leaf first, as "function:line".
+std::vector<std::string> PythonFrames(const Profile& profile, const std::vector<int>& ids) {
+  std::vector<std::string> out;
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    const ProfileFrame& f = profile.frames()[static_cast<size_t>(*it)];
+    if (f.kind == FrameKind::kPython) {
+      out.push_back(f.function + ":" + std::to_string(f.line));
+    }
+  }
+  return out;
+}
+
+StatusOr<ProfileSessionResult> Sample(int pid, UnwindMode unwind) {
+  ProfileSessionOptions options;
+  options.pids = {pid};
+  options.duration = std::chrono::milliseconds(1500);
+  options.frequency_hz = 199;
+  options.unwind = unwind;
+  return RunProfileSession(options);
+}
+
+class PythonSamplingTest : public ::testing::TestWithParam<UnwindMode> {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) {
+      GTEST_SKIP() << "needs root: perf_event_open on another process and process_vm_readv";
+    }
+    if (access(kPython, X_OK) != 0) {
+      GTEST_SKIP() << kPython << " is not installed (Debian package python3.11)";
+    }
+  }
+};
+
+TEST_P(PythonSamplingTest, HotLoopStacksReadFromTheInterpreter) {
+  const std::string script = Source("hot_python.py");
+  const int loop_line = LineOf(script, "# HOT_LINE");
+  const std::vector<std::string> callers = {
+      "outer:" + std::to_string(LineOf(script, "hot_loop(100000)")),
+      "main:" + std::to_string(LineOf(script, "outer(float(")),
+      "<module>:" + std::to_string(LineOf(script, "    main()"))};
+  testing::Workload work({kPython, script});
+  ASSERT_TRUE(work.WaitReady());
+
+  StatusOr<ProfileSessionResult> result = Sample(work.pid(), GetParam());
+
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  const Profile& profile = result->profile;
+  ASSERT_GT(profile.total_samples(), 50u);
+  uint64_t exact = 0;
+  for (const auto& [ids, count] : profile.stacks()) {
+    std::vector<std::string> py = PythonFrames(profile, ids);
+    // The loop header or its body: both lines belong to the hot loop.
+    const bool leaf_ok = !py.empty() && (py[0] == "hot_loop:" + std::to_string(loop_line) ||
+                                         py[0] == "hot_loop:" + std::to_string(loop_line - 1));
+    if (leaf_ok && std::vector<std::string>(py.begin() + 1, py.end()) == callers) {
+      exact += count;
+    }
+  }
+  EXPECT_GE(exact, profile.total_samples() * 95 / 100) << testing::TopFolded(profile);
+  // A single-threaded script holds the GIL whenever it runs.
+  EXPECT_GE(result->stacks.gil_samples, result->stacks.python_samples * 95 / 100);
+}
+
+TEST_P(PythonSamplingTest, CExtensionFrameSitsOnItsPythonCaller) {
+  const std::string script = Source("hot_ctypes.py");
+  const std::string lib = std::string(VIGIL_PROFILE_WORKLOADS) + "/libhot_c.so";
+  const std::vector<std::string> python = {
+      "spin_in_c:" + std::to_string(LineOf(script, "# CALL_LINE")),
+      "main:" + std::to_string(LineOf(script, "# LOOP_LINE")),
+      "<module>:" + std::to_string(LineOf(script, "    main()"))};
+  testing::Workload work({kPython, script, lib});
+  ASSERT_TRUE(work.WaitReady());
+
+  StatusOr<ProfileSessionResult> result = Sample(work.pid(), GetParam());
+
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  const Profile& profile = result->profile;
+  ASSERT_GT(profile.total_samples(), 50u);
+  uint64_t exact = 0;
+  for (const auto& [ids, count] : profile.stacks()) {
+    const ProfileFrame& leaf = profile.frames()[static_cast<size_t>(ids.back())];
+    if (leaf.function == "vigil_hot_c_spin" && leaf.module == "libhot_c.so" &&
+        PythonFrames(profile, ids) == python) {
+      exact += count;
+    }
+  }
+  EXPECT_GE(exact, profile.total_samples() * 95 / 100) << testing::TopFolded(profile);
+}
+
+INSTANTIATE_TEST_SUITE_P(Unwind, PythonSamplingTest,
+                         ::testing::Values(UnwindMode::kFramePointers, UnwindMode::kDwarf),
+                         [](const ::testing::TestParamInfo<UnwindMode>& param_info) {
+                           return param_info.param == UnwindMode::kDwarf ? "Dwarf"
+                                                                         : "FramePointers";
+                         });
+
+TEST(PythonProcessTest, NonPythonProcessIsNotFound) {
+  StatusOr<std::unique_ptr<PythonProcess>> python = PythonProcess::Attach(getpid());
+
+  ASSERT_FALSE(python.ok());
+  EXPECT_EQ(python.status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace vigil
