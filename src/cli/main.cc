@@ -23,6 +23,7 @@
   X(Fleet)                    \
   X(Analyze)                  \
   X(Trace)                    \
+  X(Profile)                  \
   /* end of list */
 
 namespace vigil {
