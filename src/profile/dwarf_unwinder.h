@@ -38,6 +38,9 @@ class DwarfUnwinder {
   // user_regs and user_stack; FailedPrecondition without them, the libdw error otherwise (a
   // partial chain is still returned in *ips).
   Status Unwind(const RawSample& sample, std::vector<uint64_t>* ips, size_t max_frames = 127);
+  // Builds the process's Dwfl now (modules reported, state attached) instead of at its first
+  // sample.
+  void Prepare(int pid) { ProcessFor(pid); }
   // Drops the process's Dwfl (it exited, or mapped new code).
   void Forget(int pid);
 

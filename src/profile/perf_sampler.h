@@ -75,6 +75,7 @@ struct SamplerStats {
   uint64_t lost = 0;           // Samples the kernel dropped (ring full).
   uint64_t threads_seen = 0;   // Threads an event was opened on, over the run.
   uint64_t open_failures = 0;  // Threads that exited before their event opened, etc.
+  uint64_t malformed = 0;      // Sample records that did not parse (dropped).
 };
 
 class PerfSampler {

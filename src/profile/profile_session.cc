@@ -33,6 +33,9 @@ StatusOr<ProfileSessionResult> RunProfileSession(const ProfileSessionOptions& op
   builder_options.proc_root = options.proc_root;
   StackBuilder builder(builder_options, &symbolizer, unwinder.get());
 
+  for (int pid : options.pids) {
+    builder.Prepare(pid);
+  }
   ProfileSessionResult result;
   ProfileInfo& info = result.profile.info();
   info.event = sampler->event_name();

@@ -35,6 +35,14 @@ StackBuilder::ProcessInfo& StackBuilder::InfoOf(int pid) {
   return processes_.emplace(pid, std::move(info)).first->second;
 }
 
+void StackBuilder::Prepare(int pid) {
+  InfoOf(pid);
+  symbolizer_->MapsOf(pid);
+  if (unwinder_ != nullptr) {
+    unwinder_->Prepare(pid);
+  }
+}
+
 std::vector<ProfileFrame> StackBuilder::Frames(const RawSample& sample) {
   std::vector<ProfileFrame> frames;
   for (uint64_t ip : sample.kernel_ips) {

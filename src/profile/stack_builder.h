@@ -41,6 +41,9 @@ class StackBuilder {
   StackBuilder(StackBuilderOptions options, Symbolizer* symbolizer, DwarfUnwinder* unwinder);
   ~StackBuilder();
 
+  // Loads what the first sample of `pid` would (names, Python attachment, symbols, unwind
+  // state), so that sampling does not start with a long stall. Optional.
+  void Prepare(int pid);
   // Adds one sample to `profile`.
   void Add(const RawSample& sample, Profile* profile);
   // The frames of one sample, leaf first (what Add interns).

@@ -141,6 +141,31 @@ TEST_F(NativeSamplingTest, ExitedTargetEndsTheRunEarly) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+TEST_F(NativeSamplingTest, AllProcessesModeSeesTheWorkload) {
+  testing::Workload work({Workload("hot_native_fp")});
+  ASSERT_TRUE(work.WaitReady());
+  ProfileSessionOptions options;
+  options.all = true;
+  options.duration = std::chrono::milliseconds(1000);
+  options.frequency_hz = kHz;
+  options.unwind = UnwindMode::kFramePointers;
+
+  StatusOr<ProfileSessionResult> result = RunProfileSession(options);
+
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  const Profile& profile = result->profile;
+  uint64_t workload = 0;
+  for (const auto& [ids, count] : profile.stacks()) {
+    if (FrameLabel(profile.frames()[static_cast<size_t>(ids[0])]) == "hot_native_fp" &&
+        testing::LeafFirstLabels(profile, ids)[0] == kChain[0]) {
+      workload += count;
+    }
+  }
+  // One event per CPU; the busy workload gets a good share of one CPU's samples.
+  EXPECT_EQ(result->threads, static_cast<uint64_t>(sysconf(_SC_NPROCESSORS_CONF)));
+  EXPECT_GT(workload, 30u) << testing::TopFolded(profile);
+}
+
 TEST(PerfSamplerTest, NoSuchProcessIsNotFound) {
   ProfileSessionOptions options;
   options.pids = {0x3ffffff0};
