@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "profile/python_frames.h"
 
+#include <algorithm>
 #include <cstring>
 #include <regex>
 
@@ -19,6 +20,7 @@ constexpr int kMaxDepth = 1024;
 constexpr uint64_t kMaxStringChars = 4096;
 constexpr uint64_t kMaxLineTableBytes = 1 << 20;
 constexpr size_t kMaxCachedCode = 65536;
+constexpr uint8_t kOwnedByCStack = 3;  // FRAME_OWNED_BY_CSTACK (3.12+).
 
 std::string Basename(const std::string& path) {
   const size_t slash = path.rfind('/');
@@ -85,6 +87,13 @@ StatusOr<std::unique_ptr<PythonProcess>> PythonProcess::Attach(int pid,
         }
       }
       std::optional<PythonOffsets> offsets = PythonOffsetsFor(major, minor);
+      if (!offsets && (major > 3 || (major == 3 && minor >= 13))) {
+        // 3.13+: the runtime describes itself.
+        std::vector<uint8_t> raw(kPyDebugOffsetsSize);
+        VIGIL_RETURN_IF_ERROR(memory.Read(runtime->value + bias, raw.data(), raw.size()));
+        VIGIL_ASSIGN_OR_RETURN(PythonOffsets parsed, ParseDebugOffsets(raw));
+        offsets = parsed;
+      }
       if (!offsets) {
         return UnimplementedError(
             fmt::format("pid {}: CPython {}.{} is not supported (no offsets)", pid, major, minor));
@@ -98,13 +107,13 @@ StatusOr<std::unique_ptr<PythonProcess>> PythonProcess::Attach(int pid,
   return NotFoundError(fmt::format("pid {}: no CPython interpreter mapped", pid));
 }
 
-std::vector<uint64_t> PythonProcess::ThreadStates() {
-  std::vector<uint64_t> out;
+std::vector<std::pair<uint64_t, uint64_t>> PythonProcess::ThreadStates() {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
   uint64_t interp = memory_.ReadPointerOr(runtime_ + offsets_.runtime_interpreters_head, 0);
   for (int i = 0; interp != 0 && i < kMaxInterpreters; ++i) {
     uint64_t tstate = memory_.ReadPointerOr(interp + offsets_.interp_threads_head, 0);
     for (int t = 0; tstate != 0 && t < kMaxThreads; ++t) {
-      out.push_back(tstate);
+      out.emplace_back(interp, tstate);
       tstate = memory_.ReadPointerOr(tstate + offsets_.tstate_next, 0);
     }
     interp = memory_.ReadPointerOr(interp + offsets_.interp_next, 0);
@@ -112,22 +121,36 @@ std::vector<uint64_t> PythonProcess::ThreadStates() {
   return out;
 }
 
-uint64_t PythonProcess::GilHolder() {
-  StatusOr<int32_t> locked = memory_.ReadValue<int32_t>(runtime_ + offsets_.runtime_gil_locked);
+uint64_t PythonProcess::GilHolder(uint64_t interp) {
+  uint64_t base = 0;
+  switch (offsets_.gil_at) {
+    case GilAt::kRuntime:
+      base = runtime_;
+      break;
+    case GilAt::kInterpreterPointer:
+      base = memory_.ReadPointerOr(interp + offsets_.gil_pointer, 0);
+      break;
+    case GilAt::kInterpreter:
+      base = interp;
+      break;
+  }
+  if (base == 0) {
+    return 0;
+  }
+  StatusOr<int32_t> locked = memory_.ReadValue<int32_t>(base + offsets_.gil_locked);
   if (!locked.ok() || *locked == 0) {
     return 0;
   }
-  return memory_.ReadPointerOr(runtime_ + offsets_.runtime_gil_last_holder, 0);
+  return memory_.ReadPointerOr(base + offsets_.gil_last_holder, 0);
 }
 
 StatusOr<std::vector<PythonThread>> PythonProcess::ReadThreads() {
   std::vector<PythonThread> out;
-  const uint64_t holder = GilHolder();
-  for (uint64_t tstate : ThreadStates()) {
+  for (auto [interp, tstate] : ThreadStates()) {
     PythonThread thread;
     thread.native_tid =
         static_cast<int>(memory_.ReadPointerOr(tstate + offsets_.tstate_native_thread_id, 0));
-    thread.holds_gil = tstate == holder;
+    thread.holds_gil = tstate == GilHolder(interp);
     VIGIL_RETURN_IF_ERROR(ReadFrames(tstate, &thread.frames));
     out.push_back(std::move(thread));
   }
@@ -135,14 +158,14 @@ StatusOr<std::vector<PythonThread>> PythonProcess::ReadThreads() {
 }
 
 StatusOr<PythonThread> PythonProcess::ReadThread(int tid) {
-  for (uint64_t tstate : ThreadStates()) {
+  for (auto [interp, tstate] : ThreadStates()) {
     if (static_cast<int>(memory_.ReadPointerOr(tstate + offsets_.tstate_native_thread_id, 0)) !=
         tid) {
       continue;
     }
     PythonThread thread;
     thread.native_tid = tid;
-    thread.holds_gil = tstate == GilHolder();
+    thread.holds_gil = tstate == GilHolder(interp);
     VIGIL_RETURN_IF_ERROR(ReadFrames(tstate, &thread.frames));
     return thread;
   }
@@ -151,24 +174,44 @@ StatusOr<PythonThread> PythonProcess::ReadThread(int tid) {
 
 Status PythonProcess::ReadFrames(uint64_t tstate, std::vector<PythonFrame>* out) {
   out->clear();
-  const uint64_t cframe = memory_.ReadPointerOr(tstate + offsets_.tstate_cframe, 0);
-  if (cframe == 0) {
-    return OkStatus();
+  uint64_t frame = 0;
+  if (offsets_.tstate_cframe != 0) {
+    const uint64_t cframe = memory_.ReadPointerOr(tstate + offsets_.tstate_cframe, 0);
+    if (cframe == 0) {
+      return OkStatus();
+    }
+    frame = memory_.ReadPointerOr(cframe + offsets_.cframe_current_frame, 0);
+  } else {
+    frame = memory_.ReadPointerOr(tstate + offsets_.tstate_current_frame, 0);
   }
-  uint64_t frame = memory_.ReadPointerOr(cframe + offsets_.cframe_current_frame, 0);
   for (int depth = 0; frame != 0; ++depth) {
     if (depth == kMaxDepth) {
       return DataLossError(fmt::format("pid {}: Python stack deeper than {}", pid(), kMaxDepth));
     }
     // The frame's fields up to `owner`, in one read.
     uint8_t raw[128] = {};
-    const size_t size = offsets_.frame_owner + 1;
+    const size_t size =
+        std::max({offsets_.frame_owner + 1, offsets_.frame_code + 8, offsets_.frame_previous + 8,
+                  offsets_.frame_prev_instr + 8, offsets_.frame_is_entry + 1});
+    if (size > sizeof(raw)) {
+      return InternalError("python frame offsets beyond 128 bytes");
+    }
     VIGIL_RETURN_IF_ERROR(memory_.Read(frame, raw, size));
     uint64_t code = 0, previous = 0, prev_instr = 0;
     std::memcpy(&code, raw + offsets_.frame_code, 8);
     std::memcpy(&previous, raw + offsets_.frame_previous, 8);
     std::memcpy(&prev_instr, raw + offsets_.frame_prev_instr, 8);
-    const bool entry = raw[offsets_.frame_is_entry] != 0;
+    if (offsets_.entry_mark == EntryMark::kShimFrame &&
+        raw[offsets_.frame_owner] == kOwnedByCStack) {
+      // The shim an eval-loop call pushes below its first frame: that frame starts a run.
+      if (!out->empty()) {
+        out->back().entry = true;
+      }
+      frame = previous;
+      continue;
+    }
+    const bool entry =
+        offsets_.entry_mark == EntryMark::kIsEntryFlag && raw[offsets_.frame_is_entry] != 0;
     VIGIL_ASSIGN_OR_RETURN(const CodeInfo* info, Code(code));
     const uint64_t first_unit = code + offsets_.code_code_adaptive;
     const int index =

@@ -3,10 +3,11 @@
 // its ELF symbol in the interpreter binary or libpython the process maps, then walk
 // interpreters -> thread states -> frames (_PyInterpreterFrame from 3.11: f_code, previous,
 // prev_instr) with process_vm_readv, and turn each code object into name, file and line (its
-// location table). Field offsets come from PythonOffsetsFor (per version); the version is the
-// interpreter's own Py_Version, else the file name. The target is not stopped, so a thread's
-// frames are re-validated (bounded depth, readable pointers) and a torn read drops that
-// sample's Python frames rather than inventing any. One per process; not thread-safe.
+// location table). Field offsets come from PythonOffsetsFor (3.11, 3.12) or the runtime's own
+// _Py_DebugOffsets (3.13); the version is the interpreter's Py_Version, else the file name. The
+// target is not stopped, so a thread's frames are re-validated (bounded depth, readable pointers)
+// and a torn read drops that sample's Python frames rather than inventing any. One per process; not
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -59,8 +61,8 @@ class PythonProcess {
   StatusOr<const CodeInfo*> Code(uint64_t address);
   StatusOr<std::string> ReadString(uint64_t address);
   StatusOr<std::string> ReadBytes(uint64_t address);
-  std::vector<uint64_t> ThreadStates();
-  uint64_t GilHolder();
+  std::vector<std::pair<uint64_t, uint64_t>> ThreadStates();  // (interpreter, thread state)
+  uint64_t GilHolder(uint64_t interp);
 
   RemoteMemory memory_;
   PythonOffsets offsets_;

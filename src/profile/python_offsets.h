@@ -1,29 +1,46 @@
 // SPDX-License-Identifier: Apache-2.0
 // Where CPython keeps what a stack reader needs, per interpreter version (x86-64 builds): the
 // runtime's interpreter list and GIL, each thread state's frame pointer, the frame and code
-// object fields, and the string and bytes object layouts. Offsets are offsetof() of the
-// version's own headers (Include/internal with Py_BUILD_CORE), one row per minor version.
-// Versions without a row are reported as unsupported rather than guessed. Immutable.
+// object fields, and the string and bytes object layouts. 3.11 and 3.12 come from a table
+// (offsetof() in each version's own headers, Include/internal with Py_BUILD_CORE); 3.13 and
+// later carry _Py_DebugOffsets at the start of _PyRuntime, which ParseDebugOffsets reads.
+// Versions with neither are reported as unsupported rather than guessed. Immutable.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
+
+#include "base/status.h"
 
 namespace vigil {
+
+// Where the GIL lives: in the runtime (3.11), behind a pointer in each interpreter (3.12), or
+// embedded in each interpreter (3.13).
+enum class GilAt { kRuntime, kInterpreterPointer, kInterpreter };
+
+// How the frames of one eval-loop call are delimited: an is_entry flag on the first (3.11), or
+// a shim frame owned by the C stack just below it (3.12+).
+enum class EntryMark { kIsEntryFlag, kShimFrame };
 
 struct PythonOffsets {
   int major = 3;
   int minor = 0;
   // _PyRuntimeState
   uint64_t runtime_interpreters_head = 0;
-  uint64_t runtime_gil_last_holder = 0;  // ceval.gil.last_holder (a PyThreadState*).
-  uint64_t runtime_gil_locked = 0;       // ceval.gil.locked (an int).
+  // The GIL: `gil_locked` (an int) and `gil_last_holder` (a PyThreadState*) are relative to the
+  // runtime, the struct `gil_pointer` in the interpreter points to, or the interpreter.
+  GilAt gil_at = GilAt::kRuntime;
+  uint64_t gil_pointer = 0;
+  uint64_t gil_locked = 0;
+  uint64_t gil_last_holder = 0;
   // PyInterpreterState
   uint64_t interp_next = 0;
   uint64_t interp_threads_head = 0;
   // PyThreadState
   uint64_t tstate_next = 0;
-  uint64_t tstate_cframe = 0;  // _PyCFrame* (3.11, 3.12).
+  uint64_t tstate_cframe = 0;         // _PyCFrame* (3.11, 3.12); 0 when absent.
+  uint64_t tstate_current_frame = 0;  // _PyInterpreterFrame* (3.13+, no cframe).
   uint64_t tstate_native_thread_id = 0;
   // _PyCFrame
   uint64_t cframe_current_frame = 0;
@@ -31,8 +48,9 @@ struct PythonOffsets {
   uint64_t frame_code = 0;
   uint64_t frame_previous = 0;
   uint64_t frame_prev_instr = 0;
-  uint64_t frame_is_entry = 0;
+  uint64_t frame_is_entry = 0;  // kIsEntryFlag only.
   uint64_t frame_owner = 0;
+  EntryMark entry_mark = EntryMark::kIsEntryFlag;
   // PyCodeObject
   uint64_t code_filename = 0;
   uint64_t code_name = 0;
@@ -49,7 +67,13 @@ struct PythonOffsets {
   uint64_t unicode_compact_data = 0;  // sizeof(PyCompactUnicodeObject): other compact data.
 };
 
-// The offsets for CPython major.minor, std::nullopt when there is no row.
+// The offsets for CPython major.minor from the table, std::nullopt when there is no row.
 std::optional<PythonOffsets> PythonOffsetsFor(int major, int minor);
+
+// The bytes of _Py_DebugOffsets to read from the start of _PyRuntime (3.13's layout).
+inline constexpr size_t kPyDebugOffsetsSize = 584;
+// Parses _Py_DebugOffsets (cookie "xdebugpy", 3.13.x layout; free-threaded builds refused).
+// InvalidArgument for a missing cookie, Unimplemented for another layout version.
+StatusOr<PythonOffsets> ParseDebugOffsets(std::span<const uint8_t> bytes);
 
 }  // namespace vigil

@@ -4,6 +4,8 @@
 // in order, and for the ctypes script the C function on top of the Python frame that called it.
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -132,6 +134,81 @@ INSTANTIATE_TEST_SUITE_P(Unwind, PythonSamplingTest,
                          [](const ::testing::TestParamInfo<UnwindMode>& param_info) {
                            return param_info.param == UnwindMode::kDwarf ? "Dwarf"
                                                                          : "FramePointers";
+                         });
+
+// Another CPython x.y: Debian's /usr/bin, else /usr/local/bin, else a pyenv build
+// ($PYENV_ROOT or ~/.pyenv). "" when none is installed.
+std::string FindPython(const std::string& version) {
+  for (const std::string dir : {"/usr/bin", "/usr/local/bin"}) {
+    if (access((dir + "/python" + version).c_str(), X_OK) == 0) {
+      return dir + "/python" + version;
+    }
+  }
+  const char* root = std::getenv("PYENV_ROOT");
+  const char* home = std::getenv("HOME");
+  const std::string versions =
+      (root != nullptr ? std::string(root)
+                       : std::string(home != nullptr ? home : "/root") + "/.pyenv") +
+      "/versions";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(versions, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::string bin = entry.path().string() + "/bin/python" + version;
+    if (name.rfind(version + ".", 0) == 0 && access(bin.c_str(), X_OK) == 0) {
+      return bin;
+    }
+  }
+  return "";
+}
+
+// 3.12 from the offset table, 3.13 from the interpreter's own _Py_DebugOffsets; both are
+// --enable-shared builds here, so the runtime is found in libpython, not the executable.
+class OtherPythonTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OtherPythonTest, HotLoopStacksOnAnotherVersion) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root: perf_event_open on another process and process_vm_readv";
+  }
+  const std::string python = FindPython(GetParam());
+  if (python.empty()) {
+    GTEST_SKIP() << "no CPython " << GetParam() << " installed";
+  }
+  const std::string script = Source("hot_python.py");
+  const int loop_line = LineOf(script, "# HOT_LINE");
+  const std::vector<std::string> callers = {
+      "outer:" + std::to_string(LineOf(script, "hot_loop(100000)")),
+      "main:" + std::to_string(LineOf(script, "outer(float(")),
+      "<module>:" + std::to_string(LineOf(script, "    main()"))};
+  testing::Workload work({python, script});
+  ASSERT_TRUE(work.WaitReady());
+  StatusOr<std::unique_ptr<PythonProcess>> attached = PythonProcess::Attach(work.pid());
+  ASSERT_TRUE(attached.ok()) << attached.status().message();
+  EXPECT_EQ(std::to_string((*attached)->major()) + "." + std::to_string((*attached)->minor()),
+            GetParam());
+  EXPECT_EQ((*attached)->module().rfind("libpython" + GetParam(), 0), 0u) << (*attached)->module();
+
+  StatusOr<ProfileSessionResult> result = Sample(work.pid(), UnwindMode::kDwarf);
+
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  const Profile& profile = result->profile;
+  ASSERT_GT(profile.total_samples(), 50u);
+  uint64_t exact = 0;
+  for (const auto& [ids, count] : profile.stacks()) {
+    std::vector<std::string> py = PythonFrames(profile, ids);
+    const bool leaf_ok = !py.empty() && (py[0] == "hot_loop:" + std::to_string(loop_line) ||
+                                         py[0] == "hot_loop:" + std::to_string(loop_line - 1));
+    if (leaf_ok && std::vector<std::string>(py.begin() + 1, py.end()) == callers) {
+      exact += count;
+    }
+  }
+  EXPECT_GE(exact, profile.total_samples() * 95 / 100) << testing::TopFolded(profile);
+  EXPECT_GE(result->stacks.gil_samples, result->stacks.python_samples * 95 / 100);
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, OtherPythonTest, ::testing::Values("3.12", "3.13"),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           return "Python" + param_info.param.substr(0, 1) +
+                                  param_info.param.substr(2);
                          });
 
 TEST(PythonProcessTest, NonPythonProcessIsNotFound) {
