@@ -101,10 +101,27 @@ StatusOr<std::unique_ptr<PythonProcess>> PythonProcess::Attach(int pid,
       std::unique_ptr<PythonProcess> process(new PythonProcess(pid, *offsets));
       process->module_ = base;
       process->runtime_ = runtime->value + bias;
+      if (offsets->tstate_native_thread_id == 0) {
+        process->FindPthreadTidOffset();
+      }
       return process;
     }
   }
   return NotFoundError(fmt::format("pid {}: no CPython interpreter mapped", pid));
+}
+
+void PythonProcess::FindPthreadTidOffset() {
+  // glibc 2.17-2.38 on x86-64 keep struct pthread's tid at 720; accept it only when the main
+  // thread's state maps to the process id through it.
+  constexpr uint64_t kGlibcTidOffset = 720;
+  for (auto [interp, tstate] : ThreadStates()) {
+    const uint64_t pthread = memory_.ReadPointerOr(tstate + offsets_.tstate_thread_id, 0);
+    StatusOr<int32_t> tid = memory_.ReadValue<int32_t>(pthread + kGlibcTidOffset);
+    if (tid.ok() && *tid == pid()) {
+      pthread_tid_offset_ = kGlibcTidOffset;
+      return;
+    }
+  }
 }
 
 std::vector<std::pair<uint64_t, uint64_t>> PythonProcess::ThreadStates() {
@@ -148,8 +165,7 @@ StatusOr<std::vector<PythonThread>> PythonProcess::ReadThreads() {
   std::vector<PythonThread> out;
   for (auto [interp, tstate] : ThreadStates()) {
     PythonThread thread;
-    thread.native_tid =
-        static_cast<int>(memory_.ReadPointerOr(tstate + offsets_.tstate_native_thread_id, 0));
+    thread.native_tid = NativeTid(tstate);
     thread.holds_gil = tstate == GilHolder(interp);
     VIGIL_RETURN_IF_ERROR(ReadFrames(tstate, &thread.frames));
     out.push_back(std::move(thread));
@@ -159,8 +175,7 @@ StatusOr<std::vector<PythonThread>> PythonProcess::ReadThreads() {
 
 StatusOr<PythonThread> PythonProcess::ReadThread(int tid) {
   for (auto [interp, tstate] : ThreadStates()) {
-    if (static_cast<int>(memory_.ReadPointerOr(tstate + offsets_.tstate_native_thread_id, 0)) !=
-        tid) {
+    if (NativeTid(tstate) != tid) {
       continue;
     }
     PythonThread thread;
@@ -172,8 +187,58 @@ StatusOr<PythonThread> PythonProcess::ReadThread(int tid) {
   return NotFoundError(fmt::format("pid {}: no Python thread state for tid {}", pid(), tid));
 }
 
+int PythonProcess::NativeTid(uint64_t tstate) {
+  if (offsets_.tstate_native_thread_id != 0) {
+    return static_cast<int>(memory_.ReadPointerOr(tstate + offsets_.tstate_native_thread_id, 0));
+  }
+  // Before 3.11 a thread state knows only its pthread_t, the address of glibc's struct pthread,
+  // whose `tid` member sits at a fixed offset (checked at attach on the main thread).
+  if (pthread_tid_offset_ == 0) {
+    return 0;
+  }
+  const uint64_t pthread = memory_.ReadPointerOr(tstate + offsets_.tstate_thread_id, 0);
+  StatusOr<int32_t> tid = memory_.ReadValue<int32_t>(pthread + pthread_tid_offset_);
+  return tid.ok() ? *tid : 0;
+}
+
+int PythonProcess::LineOf(const CodeInfo& code, uint64_t position) const {
+  switch (offsets_.line_table) {
+    case LineTableFormat::kLocations:
+      return PythonLineOfCodeUnit(code.linetable, code.first_line, static_cast<int>(position));
+    case LineTableFormat::kLineTable310:
+      return PythonLineOf310Table(code.linetable, code.first_line, static_cast<int>(position));
+    case LineTableFormat::kLnotab:
+      return PythonLineOfLnotab(code.linetable, code.first_line, static_cast<int>(position));
+  }
+  return code.first_line;
+}
+
+Status PythonProcess::ReadFrameObjects(uint64_t tstate, std::vector<PythonFrame>* out) {
+  uint64_t frame = memory_.ReadPointerOr(tstate + offsets_.tstate_frame, 0);
+  for (int depth = 0; frame != 0; ++depth) {
+    if (depth == kMaxDepth) {
+      return DataLossError(fmt::format("pid {}: Python stack deeper than {}", pid(), kMaxDepth));
+    }
+    const uint64_t code = memory_.ReadPointerOr(frame + offsets_.frame_code, 0);
+    VIGIL_ASSIGN_OR_RETURN(int32_t lasti, memory_.ReadValue<int32_t>(frame + offsets_.frame_lasti));
+    VIGIL_ASSIGN_OR_RETURN(const CodeInfo* info, Code(code));
+    const int64_t offset = std::max<int64_t>(lasti, 0) * (offsets_.lasti_in_code_units ? 2 : 1);
+    PythonFrame py;
+    py.function = info->name;
+    py.file = info->file;
+    py.line = LineOf(*info, static_cast<uint64_t>(offset));
+    py.entry = true;  // One eval-loop call per frame object.
+    out->push_back(std::move(py));
+    frame = memory_.ReadPointerOr(frame + offsets_.frame_previous, 0);
+  }
+  return OkStatus();
+}
+
 Status PythonProcess::ReadFrames(uint64_t tstate, std::vector<PythonFrame>* out) {
   out->clear();
+  if (offsets_.frame_model == FrameModel::kFrameObject) {
+    return ReadFrameObjects(tstate, out);
+  }
   uint64_t frame = 0;
   if (offsets_.tstate_cframe != 0) {
     const uint64_t cframe = memory_.ReadPointerOr(tstate + offsets_.tstate_cframe, 0);
@@ -219,7 +284,7 @@ Status PythonProcess::ReadFrames(uint64_t tstate, std::vector<PythonFrame>* out)
     PythonFrame py;
     py.function = info->name;
     py.file = info->file;
-    py.line = PythonLineOfCodeUnit(info->linetable, info->first_line, index);
+    py.line = LineOf(*info, static_cast<uint64_t>(index));
     py.entry = entry;
     out->push_back(std::move(py));
     frame = previous;

@@ -2,12 +2,12 @@
 // The Python stacks of a running CPython, read from outside as py-spy does: find _PyRuntime by
 // its ELF symbol in the interpreter binary or libpython the process maps, then walk
 // interpreters -> thread states -> frames (_PyInterpreterFrame from 3.11: f_code, previous,
-// prev_instr) with process_vm_readv, and turn each code object into name, file and line (its
-// location table). Field offsets come from PythonOffsetsFor (3.11, 3.12) or the runtime's own
-// _Py_DebugOffsets (3.13); the version is the interpreter's Py_Version, else the file name. The
-// target is not stopped, so a thread's frames are re-validated (bounded depth, readable pointers)
-// and a torn read drops that sample's Python frames rather than inventing any. One per process; not
-// thread-safe.
+// prev_instr; PyFrameObject f_back chains before 3.11) with process_vm_readv, and turn each code
+// object into name, file and line (its line table). Field offsets come from PythonOffsetsFor
+// (3.9-3.12) or the runtime's own _Py_DebugOffsets (3.13); the version is the interpreter's
+// Py_Version, else the file name. The target is not stopped, so a thread's frames are re-validated
+// (bounded depth, readable pointers) and a torn read drops that sample's Python frames rather than
+// inventing any. One per process; not thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +58,9 @@ class PythonProcess {
   };
   PythonProcess(int pid, PythonOffsets offsets) : memory_(pid), offsets_(offsets) {}
   Status ReadFrames(uint64_t tstate, std::vector<PythonFrame>* out);
+  Status ReadFrameObjects(uint64_t tstate, std::vector<PythonFrame>* out);
+  int NativeTid(uint64_t tstate);
+  void FindPthreadTidOffset();
   StatusOr<const CodeInfo*> Code(uint64_t address);
   StatusOr<std::string> ReadString(uint64_t address);
   StatusOr<std::string> ReadBytes(uint64_t address);
@@ -68,7 +71,9 @@ class PythonProcess {
   PythonOffsets offsets_;
   std::string module_;
   uint64_t runtime_ = 0;
+  int LineOf(const CodeInfo& code, uint64_t position) const;
   std::map<uint64_t, CodeInfo> code_cache_;  // By code object address.
+  uint64_t pthread_tid_offset_ = 0;          // Before 3.11: tid inside struct pthread.
 };
 
 }  // namespace vigil

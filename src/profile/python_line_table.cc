@@ -78,4 +78,34 @@ int PythonLineOfCodeUnit(std::string_view linetable, int first_line, int index) 
   return line;
 }
 
+int PythonLineOf310Table(std::string_view linetable, int first_line, int offset) {
+  int line = first_line;
+  int end = 0;
+  for (size_t i = 0; i + 1 < linetable.size(); i += 2) {
+    const int start = end;
+    end += static_cast<uint8_t>(linetable[i]);
+    const int delta = static_cast<int8_t>(linetable[i + 1]);
+    if (delta != -128) {
+      line += delta;
+    }
+    if (offset >= start && offset < end) {
+      return delta == -128 ? -1 : line;
+    }
+  }
+  return line;
+}
+
+int PythonLineOfLnotab(std::string_view lnotab, int first_line, int offset) {
+  int line = first_line;
+  int address = 0;
+  for (size_t i = 0; i + 1 < lnotab.size(); i += 2) {
+    address += static_cast<uint8_t>(lnotab[i]);
+    if (address > offset) {
+      break;
+    }
+    line += static_cast<int8_t>(lnotab[i + 1]);
+  }
+  return line;
+}
+
 }  // namespace vigil

@@ -46,5 +46,27 @@ TEST(PythonLineTableTest, MultiByteVarintDelta) {
   EXPECT_EQ(PythonLineOfCodeUnit(table, 1, 0), 101);
 }
 
+TEST(PythonLineTableTest, Python310LineTableRangesAndNoLine) {
+  // Bytes [0,6) line 5, [6,6) +2 (empty), [6,10) +1 -> 8, [10,12) no line, [12,20) -3 -> 5.
+  const std::string table("\x06\x00\x00\x02\x04\x01\x02\x80\x08\xfd", 10);
+
+  EXPECT_EQ(PythonLineOf310Table(table, 5, 0), 5);
+  EXPECT_EQ(PythonLineOf310Table(table, 5, 5), 5);
+  EXPECT_EQ(PythonLineOf310Table(table, 5, 6), 8);
+  EXPECT_EQ(PythonLineOf310Table(table, 5, 10), -1);
+  EXPECT_EQ(PythonLineOf310Table(table, 5, 12), 5);
+}
+
+TEST(PythonLineTableTest, Python39Lnotab) {
+  // Address 0 line 3; at byte 4 +1 -> 4; at byte 10 +2 -> 6.
+  const std::string lnotab("\x04\x01\x06\x02", 4);
+
+  EXPECT_EQ(PythonLineOfLnotab(lnotab, 3, 0), 3);
+  EXPECT_EQ(PythonLineOfLnotab(lnotab, 3, 3), 3);
+  EXPECT_EQ(PythonLineOfLnotab(lnotab, 3, 4), 4);
+  EXPECT_EQ(PythonLineOfLnotab(lnotab, 3, 9), 4);
+  EXPECT_EQ(PythonLineOfLnotab(lnotab, 3, 10), 6);
+}
+
 }  // namespace
 }  // namespace vigil

@@ -80,6 +80,39 @@ PythonOffsets Python312() {
   return o;
 }
 
+// CPython 3.9 and 3.10 (3.9.18, 3.10.13): PyFrameObject chains, no native thread id.
+PythonOffsets Python39Or310(int minor) {
+  PythonOffsets o;
+  o.major = 3;
+  o.minor = minor;
+  o.runtime_interpreters_head = 32;
+  o.gil_at = GilAt::kRuntime;
+  o.gil_last_holder = 360;
+  o.gil_locked = 368;
+  o.interp_next = 0;
+  o.interp_threads_head = 8;  // tstate_head
+  o.tstate_next = 8;
+  o.tstate_thread_id = 176;
+  o.tstate_frame = 24;
+  o.frame_model = FrameModel::kFrameObject;
+  o.frame_previous = 24;  // f_back
+  o.frame_code = 32;
+  o.frame_lasti = minor == 10 ? 96 : 104;
+  o.lasti_in_code_units = minor == 10;
+  o.line_table = minor == 10 ? LineTableFormat::kLineTable310 : LineTableFormat::kLnotab;
+  o.code_filename = 104;
+  o.code_name = 112;
+  o.code_firstlineno = 40;
+  o.code_linetable = 120;  // co_linetable (3.10), co_lnotab (3.9)
+  o.bytes_size = 16;
+  o.bytes_data = 32;
+  o.unicode_length = 16;
+  o.unicode_state = 32;
+  o.unicode_ascii_data = 48;
+  o.unicode_compact_data = 72;
+  return o;
+}
+
 uint64_t Word(std::span<const uint8_t> bytes, size_t index) {
   uint64_t v = 0;
   std::memcpy(&v, bytes.data() + 8 + index * 8, sizeof(v));
@@ -89,6 +122,9 @@ uint64_t Word(std::span<const uint8_t> bytes, size_t index) {
 }  // namespace
 
 std::optional<PythonOffsets> PythonOffsetsFor(int major, int minor) {
+  if (major == 3 && (minor == 9 || minor == 10)) {
+    return Python39Or310(minor);
+  }
   if (major == 3 && minor == 11) {
     return Python311();
   }

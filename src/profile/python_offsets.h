@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Where CPython keeps what a stack reader needs, per interpreter version (x86-64 builds): the
 // runtime's interpreter list and GIL, each thread state's frame pointer, the frame and code
-// object fields, and the string and bytes object layouts. 3.11 and 3.12 come from a table
+// object fields, and the string and bytes object layouts. 3.9 to 3.12 come from a table
 // (offsetof() in each version's own headers, Include/internal with Py_BUILD_CORE); 3.13 and
 // later carry _Py_DebugOffsets at the start of _PyRuntime, which ParseDebugOffsets reads.
 // Versions with neither are reported as unsupported rather than guessed. Immutable.
@@ -23,6 +23,13 @@ enum class GilAt { kRuntime, kInterpreterPointer, kInterpreter };
 // a shim frame owned by the C stack just below it (3.12+).
 enum class EntryMark { kIsEntryFlag, kShimFrame };
 
+// Where a thread's frames hang: _PyInterpreterFrame chains (3.11+), or PyFrameObject chains
+// from PyThreadState.frame (3.9, 3.10), one frame per eval-loop call.
+enum class FrameModel { kInterpreterFrame, kFrameObject };
+
+// The code object's line table: PEP 626 locations (3.11+), 3.10's co_linetable, co_lnotab.
+enum class LineTableFormat { kLocations, kLineTable310, kLnotab };
+
 struct PythonOffsets {
   int major = 3;
   int minor = 0;
@@ -39,9 +46,15 @@ struct PythonOffsets {
   uint64_t interp_threads_head = 0;
   // PyThreadState
   uint64_t tstate_next = 0;
-  uint64_t tstate_cframe = 0;         // _PyCFrame* (3.11, 3.12); 0 when absent.
-  uint64_t tstate_current_frame = 0;  // _PyInterpreterFrame* (3.13+, no cframe).
-  uint64_t tstate_native_thread_id = 0;
+  uint64_t tstate_cframe = 0;            // _PyCFrame* (3.11, 3.12); 0 when absent.
+  uint64_t tstate_current_frame = 0;     // _PyInterpreterFrame* (3.13+, no cframe).
+  uint64_t tstate_native_thread_id = 0;  // 0 before 3.11: see tstate_thread_id.
+  uint64_t tstate_thread_id = 0;         // pthread_t (the thread's struct pthread address).
+  uint64_t tstate_frame = 0;             // PyFrameObject* (kFrameObject).
+  FrameModel frame_model = FrameModel::kInterpreterFrame;
+  uint64_t frame_lasti = 0;          // int f_lasti (kFrameObject).
+  bool lasti_in_code_units = false;  // 3.10: f_lasti counts 2-byte units; 3.9: bytes.
+  LineTableFormat line_table = LineTableFormat::kLocations;
   // _PyCFrame
   uint64_t cframe_current_frame = 0;
   // _PyInterpreterFrame
@@ -56,7 +69,7 @@ struct PythonOffsets {
   uint64_t code_name = 0;
   uint64_t code_qualname = 0;
   uint64_t code_firstlineno = 0;
-  uint64_t code_linetable = 0;
+  uint64_t code_linetable = 0;      // co_linetable, or co_lnotab (3.9).
   uint64_t code_code_adaptive = 0;  // First code unit (instructions live in the code object).
   // PyBytesObject / PyUnicodeObject
   uint64_t bytes_size = 0;

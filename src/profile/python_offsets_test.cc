@@ -60,7 +60,9 @@ TEST(PythonOffsetsTest, DebugOffsetsRefusals) {
             StatusCode::kUnimplemented);
   EXPECT_EQ(ParseDebugOffsets(DebugOffsets(0x030D00F0, 1)).status().code(),
             StatusCode::kUnimplemented);
-  EXPECT_FALSE(PythonOffsetsFor(3, 10).has_value());
+  EXPECT_FALSE(PythonOffsetsFor(3, 8).has_value());
+  EXPECT_FALSE(PythonOffsetsFor(3, 13).has_value());  // Read from the runtime instead.
+  EXPECT_TRUE(PythonOffsetsFor(3, 9).has_value());
   EXPECT_TRUE(PythonOffsetsFor(3, 12).has_value());
 }
 

@@ -85,7 +85,7 @@ TEST_P(PythonSamplingTest, HotLoopStacksReadFromTheInterpreter) {
   ASSERT_TRUE(result.ok()) << result.status().message();
   const Profile& profile = result->profile;
   ASSERT_GT(profile.total_samples(), 50u);
-  uint64_t exact = 0;
+  uint64_t exact = 0, between = 0;
   for (const auto& [ids, count] : profile.stacks()) {
     std::vector<std::string> py = PythonFrames(profile, ids);
     // The loop header or its body: both lines belong to the hot loop.
@@ -93,9 +93,12 @@ TEST_P(PythonSamplingTest, HotLoopStacksReadFromTheInterpreter) {
                                          py[0] == "hot_loop:" + std::to_string(loop_line - 1));
     if (leaf_ok && std::vector<std::string>(py.begin() + 1, py.end()) == callers) {
       exact += count;
+    } else if (py == callers) {
+      between += count;  // In outer itself, between two hot_loop calls.
     }
   }
-  EXPECT_GE(exact, profile.total_samples() * 95 / 100) << testing::TopFolded(profile);
+  EXPECT_GE(exact, profile.total_samples() * 90 / 100) << testing::TopFolded(profile);
+  EXPECT_GE(exact + between, profile.total_samples() * 97 / 100) << testing::TopFolded(profile);
   // A single-threaded script holds the GIL whenever it runs.
   EXPECT_GE(result->stacks.gil_samples, result->stacks.python_samples * 95 / 100);
 }
@@ -161,7 +164,8 @@ std::string FindPython(const std::string& version) {
   return "";
 }
 
-// 3.12 from the offset table, 3.13 from the interpreter's own _Py_DebugOffsets; both are
+// 3.9, 3.10 (frame objects, older line tables, threads mapped through glibc's struct
+// pthread) and 3.12 from the offset table, 3.13 from its own _Py_DebugOffsets; all are
 // --enable-shared builds here, so the runtime is found in libpython, not the executable.
 class OtherPythonTest : public ::testing::TestWithParam<std::string> {};
 
@@ -192,23 +196,35 @@ TEST_P(OtherPythonTest, HotLoopStacksOnAnotherVersion) {
   ASSERT_TRUE(result.ok()) << result.status().message();
   const Profile& profile = result->profile;
   ASSERT_GT(profile.total_samples(), 50u);
-  uint64_t exact = 0;
+  uint64_t exact = 0, between = 0;
+  std::string misses;
   for (const auto& [ids, count] : profile.stacks()) {
     std::vector<std::string> py = PythonFrames(profile, ids);
     const bool leaf_ok = !py.empty() && (py[0] == "hot_loop:" + std::to_string(loop_line) ||
                                          py[0] == "hot_loop:" + std::to_string(loop_line - 1));
     if (leaf_ok && std::vector<std::string>(py.begin() + 1, py.end()) == callers) {
       exact += count;
+    } else if (py == callers) {
+      between += count;  // In outer itself, between two hot_loop calls.
+    } else {
+      misses += std::to_string(count) + " ";
+      for (const std::string& f : py) {
+        misses += f + " ";
+      }
+      misses += "\n";
     }
   }
-  EXPECT_GE(exact, profile.total_samples() * 95 / 100) << testing::TopFolded(profile);
+  EXPECT_GE(exact, profile.total_samples() * 90 / 100) << misses;
+  EXPECT_GE(exact + between, profile.total_samples() * 97 / 100) << misses;
   EXPECT_GE(result->stacks.gil_samples, result->stacks.python_samples * 95 / 100);
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, OtherPythonTest, ::testing::Values("3.12", "3.13"),
+INSTANTIATE_TEST_SUITE_P(Versions, OtherPythonTest,
+                         ::testing::Values("3.9", "3.10", "3.12", "3.13"),
                          [](const ::testing::TestParamInfo<std::string>& param_info) {
-                           return "Python" + param_info.param.substr(0, 1) +
-                                  param_info.param.substr(2);
+                           std::string name = "Python" + param_info.param;
+                           name.erase(name.find('.'), 1);
+                           return name;
                          });
 
 TEST(PythonProcessTest, NonPythonProcessIsNotFound) {
