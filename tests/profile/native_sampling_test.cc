@@ -8,10 +8,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "base/wait_for.h"
 #include "profile/elf_image.h"
 #include "profile/profile_session.h"
 #include "stack_share.h"
@@ -164,6 +166,49 @@ TEST_F(NativeSamplingTest, AllProcessesModeSeesTheWorkload) {
   // One event per CPU; the busy workload gets a good share of one CPU's samples.
   EXPECT_EQ(result->threads, static_cast<uint64_t>(sysconf(_SC_NPROCESSORS_CONF)));
   EXPECT_GT(workload, 30u) << testing::TopFolded(profile);
+}
+
+TEST_F(NativeSamplingTest, KernelFramesOfASyscallLoop) {
+  // dd copying one byte at a time lives in read(2) and write(2).
+  testing::Workload work({"/bin/sh", "-c", "echo ready; exec dd if=/dev/zero of=/dev/null bs=1"});
+  ASSERT_TRUE(work.WaitReady());
+  ProfileSessionOptions options;
+  options.pids = {work.pid()};
+  options.duration = std::chrono::milliseconds(1000);
+  options.frequency_hz = kHz;
+  options.unwind = UnwindMode::kFramePointers;
+  // The shell execs dd after printing; wait until the process is dd.
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        std::ifstream comm("/proc/" + std::to_string(work.pid()) + "/comm");
+        std::string name;
+        return std::getline(comm, name) && name == "dd";
+      },
+      10));
+
+  StatusOr<ProfileSessionResult> result = RunProfileSession(options);
+
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  ASSERT_TRUE(result->kernel_stacks);
+  const Profile& profile = result->profile;
+  uint64_t in_syscall = 0;
+  bool read_path = false;
+  for (const auto& [ids, count] : profile.stacks()) {
+    for (int id : ids) {
+      const ProfileFrame& f = profile.frames()[static_cast<size_t>(id)];
+      if (f.kind == FrameKind::kKernel && f.function == "do_syscall_64") {
+        in_syscall += count;
+        break;
+      }
+    }
+    for (int id : ids) {
+      const ProfileFrame& f = profile.frames()[static_cast<size_t>(id)];
+      read_path = read_path || (f.kind == FrameKind::kKernel && f.function == "vfs_read");
+    }
+  }
+  // Samples in user space between the calls are legitimate; a good part is in the kernel.
+  EXPECT_GE(in_syscall, profile.total_samples() / 4) << testing::TopFolded(profile);
+  EXPECT_TRUE(read_path) << testing::TopFolded(profile);
 }
 
 TEST(PerfSamplerTest, NoSuchProcessIsNotFound) {
