@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Puts Python frames where the interpreter runs them in a native stack. Each native call of
-// the eval loop (_PyEval_EvalFrameDefault, or PyEval_EvalFrameEx before 3.6 style builds)
+// the eval loop (_PyEval_EvalFrameDefault; PyEval_EvalFrameEx in older builds)
 // executes a run of Python frames: from the frame it was entered with (is_entry in 3.11+) to
 // the innermost one it is running. The leaf-most eval-loop native frame is replaced by the
 // leaf-most run, the next by the next, in order, as py-spy's --native does. When the native
