@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Puts Python frames where the interpreter runs them in a native stack. Each native call of
 // the eval loop (_PyEval_EvalFrameDefault; PyEval_EvalFrameEx in older builds)
-// executes a run of Python frames: from the frame it was entered with (is_entry in 3.11+) to
-// the innermost one it is running. The leaf-most eval-loop native frame is replaced by the
-// leaf-most run, the next by the next, in order, as py-spy's --native does. When the native
-// unwind never reached an eval-loop frame (an interpreter built without frame pointers and no
-// DWARF unwinding), the whole Python stack goes below the native frames that lie outside the
+// executes a run of Python frames: from the frame it was entered with (is_entry in 3.11, a shim
+// frame below it in 3.12+) to the innermost one it is running. The leaf-most eval-loop native frame
+// is replaced by the leaf-most run, the next by the next, in order, as py-spy's --native does. When
+// the native unwind never reached an eval-loop frame (an interpreter built without frame pointers
+// and no DWARF unwinding), the whole Python stack goes below the native frames that lie outside the
 // interpreter, so the stack still reads root -> Python -> native leaf. Stateless.
 #pragma once
 

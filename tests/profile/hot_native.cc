@@ -2,10 +2,13 @@
 // A busy test process with known hot functions: main -> vigil_test::Outer -> vigil_test::Middle
 // -> vigil_test::HotLeaf, spinning until killed (or for argv[1] seconds). Built several ways
 // (frame pointers, none, stripped with a separate debug file) so the profiler's tests know
-// exactly which frames every sample must show. Prints "ready" once running.
+// exactly which frames every sample must show. Prints "ready" once running. With a second
+// argument "late-thread", a second thread starts 400 ms after "ready" and runs the same chain.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <thread>
 
 namespace vigil_test {
 
@@ -44,6 +47,13 @@ int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 3600;
   std::printf("ready\n");
   std::fflush(stdout);
+  if (argc > 2 && std::strcmp(argv[2], "late-thread") == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    std::thread late([seconds] { vigil_test::Outer(seconds); });
+    vigil_test::Outer(seconds);
+    late.join();
+    return 0;
+  }
   vigil_test::Outer(seconds);
   return 0;
 }

@@ -128,6 +128,28 @@ TEST_F(NativeSamplingTest, StrippedBinaryInPrivateMountNamespaceUsesDebugFileByB
       << testing::TopFolded(result->profile);
 }
 
+TEST_F(NativeSamplingTest, ThreadStartedDuringTheRunIsSampled) {
+  testing::Workload work({Workload("hot_native_fp"), "3600", "late-thread"});
+  ASSERT_TRUE(work.WaitReady());
+
+  // The second thread starts 400 ms in; Sample checks the count against both threads' CPU.
+  StatusOr<ProfileSessionResult> result = Sample(work.pid(), UnwindMode::kFramePointers);
+
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  EXPECT_EQ(result->threads, 2u);
+  const Profile& profile = result->profile;
+  // The late thread's stacks start at its thread entry (libstdc++), not at main.
+  uint64_t late = 0;
+  for (const auto& [ids, count] : profile.stacks()) {
+    std::vector<std::string> labels = testing::LeafFirstLabels(profile, ids);
+    if (labels.size() > 3 && labels[0] == kChain[0] &&
+        std::find(labels.begin(), labels.end(), "main") == labels.end()) {
+      late += count;
+    }
+  }
+  EXPECT_GT(late, 20u) << testing::TopFolded(profile);
+}
+
 TEST_F(NativeSamplingTest, ExitedTargetEndsTheRunEarly) {
   testing::Workload work({Workload("hot_native_fp"), "0.3"});
   ASSERT_TRUE(work.WaitReady());
