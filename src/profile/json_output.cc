@@ -28,6 +28,8 @@ nlohmann::json ProfileToJson(const Profile& profile) {
                         {"duration_ns", info.duration_ns},
                         {"total_samples", profile.total_samples()},
                         {"lost_samples", info.lost_samples},
+                        {"python_samples", info.python_samples},
+                        {"gil_samples", info.gil_samples},
                         {"pids", info.pids}};
   nlohmann::json frames = nlohmann::json::array();
   for (const ProfileFrame& f : profile.frames()) {

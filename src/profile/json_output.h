@@ -14,8 +14,8 @@
 namespace vigil {
 
 // {"event", "frequency_hz", "start_unix_ns", "duration_ns", "total_samples", "lost_samples",
-//  "pids", "frames": [{"name", "label", "kind", "module", "file", "line"}],
-//  "stacks": [{"frames": [ids root first], "count"}]}
+//  "python_samples", "gil_samples", "pids", "frames": [{"name", "label", "kind", "module", "file",
+//  "line"}], "stacks": [{"frames": [ids root first], "count"}]}
 nlohmann::json ProfileToJson(const Profile& profile);
 
 // {"names": [labels], "kinds": ["native"|"kernel"|"python"|"process"], "total": N,

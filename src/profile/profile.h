@@ -35,6 +35,8 @@ struct ProfileInfo {
   int64_t start_unix_ns = 0;
   int64_t duration_ns = 0;
   uint64_t lost_samples = 0;
+  uint64_t python_samples = 0;  // Samples with Python frames merged in.
+  uint64_t gil_samples = 0;     // ... whose thread held the GIL.
   std::vector<int> pids;
 };
 

@@ -52,6 +52,8 @@ StatusOr<ProfileSessionResult> RunProfileSession(const ProfileSessionOptions& op
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
           .count();
   info.lost_samples = sampler->stats().lost;
+  info.python_samples = builder.stats().python_samples;
+  info.gil_samples = builder.stats().gil_samples;
   result.stacks = builder.stats();
   result.samples = sampler->stats().samples;
   result.lost = sampler->stats().lost;
