@@ -3,3 +3,8 @@
 vigil_benchmark(collector_parsers_benchmark
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/collector_parsers_benchmark.cc
   DEPS vigil_collectors)
+
+# perf_pmu: the cost of one Collect() tick on this host's kernel and on a scripted fixture host.
+vigil_benchmark(perf_pmu_benchmark
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/perf_pmu_benchmark.cc
+  DEPS vigil_collectors)

@@ -32,6 +32,9 @@ void AddAnalyzeCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--kernel-patterns", opts->kernel_patterns_path,
                   "File of kernel classification rules: '<comm|memory|compute|other> "
                   "<prefix|contains|suffix> TEXT' per line");
+  cmd->add_option("--graph-captures", opts->graph_captures_path,
+                  "Graph-capture trace(s) of the CUDA/HIP graphs the trace replays (a file, or a "
+                  "folder with execution_details.json), so replayed kernels get their operators");
   cmd->add_option("--threshold", opts->thresholds,
                   "Override an insight/analysis threshold: name=value (repeatable)");
   cmd->add_option("--threads", opts->threads, "Threads for reading ranks (0: all cores)");

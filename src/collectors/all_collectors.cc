@@ -3,6 +3,7 @@
 
 #include "collectors/cgroup/cgroup_collector.h"
 #include "collectors/gpu_collector.h"
+#include "collectors/perf_pmu_collector.h"
 #include "collectors/proc_cpu_collector.h"
 #include "collectors/proc_diskstats_collector.h"
 #include "collectors/proc_loadavg_collector.h"
@@ -20,6 +21,7 @@ namespace {
 constexpr const CollectorInfo* kAllCollectors[] = {
     nullptr,  // Placeholder so the array is never empty; AllCollectors() skips it.
     &GpuCollector::kInfo,
+    &PerfPmuCollector::kInfo,
     &ProcCpuCollector::kInfo,
     &ProcDiskstatsCollector::kInfo,
     &ProcLoadavgCollector::kInfo,

@@ -27,6 +27,9 @@ struct CollectorOptions {
   std::string nvml_library;
   std::string dcgm_address = "127.0.0.1:5555";  // nv-hostengine to connect to first.
   bool dcgm_embedded = false;  // Start an embedded DCGM engine when no host engine answers.
+  // perf_pmu: presets and event names (profile/pmu_events.h), and cgroups counted separately.
+  std::string pmu_events = "default,software";
+  std::vector<std::string> pmu_cgroups;
 };
 
 }  // namespace vigil

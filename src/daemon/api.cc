@@ -99,7 +99,10 @@ std::vector<std::string> ReducedFeatures(const DaemonView& view) {
   std::vector<std::string> out = view.static_reduced_features;
   if (view.scheduler != nullptr) {
     for (const CollectorHealth& h : view.scheduler->Health()) {
-      if (h.state == CollectorState::kAbsent && h.code == StatusCode::kPermissionDenied) {
+      // Absent for want of permission, or absent in part: a collector that still wrote samples
+      // (perf_pmu without a hardware PMU counts software events) runs with reduced features.
+      if (h.state == CollectorState::kAbsent &&
+          (h.code == StatusCode::kPermissionDenied || h.samples > 0)) {
         out.push_back("collector " + h.name + ": " + h.message);
       }
     }

@@ -205,6 +205,8 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
       {"env_allow_list", ListKey(&DaemonConfig::env_allow_list)},
       {"process_patterns", ListKey(&DaemonConfig::process_patterns)},
       {"cgroup_patterns", ListKey(&DaemonConfig::cgroup_patterns)},
+      {"pmu_events", StringKey(&DaemonConfig::pmu_events)},
+      {"pmu_cgroups", ListKey(&DaemonConfig::pmu_cgroups)},
       {"enable", EnableKey(true)},
       {"disable", EnableKey(false)},
       {"auto_trace.periodic",

@@ -72,6 +72,8 @@ struct DaemonConfig : SinkConfig {
   std::vector<std::string> env_allow_list;
   std::vector<std::string> process_patterns;
   std::vector<std::string> cgroup_patterns;
+  std::string pmu_events = "default,software";  // perf_pmu: presets and events to count.
+  std::vector<std::string> pmu_cgroups;         // perf_pmu: cgroups counted separately.
   AutoTraceConfig auto_trace;
   std::string user;                 // Started as root: run as this user (docs/deployment.md).
   bool seccomp = true;              // Apply the system-call allow-list after start.

@@ -97,6 +97,8 @@ void Daemon::AddCollectors() {
   options.nvml_library = config_.nvml_library;
   options.dcgm_address = config_.dcgm_address;
   options.dcgm_embedded = config_.dcgm_embedded;
+  options.pmu_events = config_.pmu_events;
+  options.pmu_cgroups = config_.pmu_cgroups;
   for (const CollectorInfo* info : AllCollectors()) {
     scheduler_->Add(
         std::string(info->name),

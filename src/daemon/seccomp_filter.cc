@@ -34,6 +34,8 @@ constexpr const char* kAllowed[] = {
     "fchownat", "ftruncate", "fallocate", "fsync", "fdatasync", "sync_file_range", "flock",
     "fcntl", "dup", "dup2", "dup3", "pipe", "pipe2", "ioctl", "fadvise64", "utimensat", "getcwd",
     "umask",
+    // CPU performance counters (perf_pmu; a collector re-enabled by a reload opens them again).
+    "perf_event_open",
     // Memory.
     "mmap", "munmap", "mprotect", "mremap", "madvise", "brk", "msync", "mincore", "get_mempolicy",
     // Threads, time, identity and capabilities (read only), signals to this process.

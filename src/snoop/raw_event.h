@@ -18,10 +18,10 @@ struct RawEvent {
   int pid = 0;
   int tid = 0;
   ApiGroup group = ApiGroup::kOther;
-  std::string api;     // "cudaLaunchKernel", "cuMemAlloc_v2", ...
-  std::string kernel;  // Launches: the kernel's name.
-  uint64_t bytes = 0;  // Allocations, frees (when known) and copies.
-  uint64_t address = 0;  // Allocations and frees: the device pointer.
+  std::string api;        // "cudaLaunchKernel", "cuMemAlloc_v2", ...
+  std::string kernel;     // Launches: the kernel's name.
+  uint64_t bytes = 0;     // Allocations, frees (when known) and copies.
+  uint64_t address = 0;   // Allocations and frees: the device pointer.
   std::string copy_kind;  // Copies: as CopyKind::kind.
 };
 

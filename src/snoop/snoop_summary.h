@@ -22,7 +22,8 @@ struct ApiCalls {
 };
 
 struct CallStack {
-  std::vector<std::string> frames;  // Innermost first, "function (module)" or Python "fn (file:line)".
+  std::vector<std::string>
+      frames;  // Innermost first, "function (module)" or Python "fn (file:line)".
 };
 
 struct SyncStack {
@@ -35,7 +36,7 @@ struct SyncStack {
 struct LeakGroup {
   uint64_t bytes = 0;  // Outstanding bytes of allocations older than the leak age.
   uint64_t count = 0;
-  std::string api;     // Allocating call ("cudaMalloc", "cuMemCreate", "caching_allocator").
+  std::string api;  // Allocating call ("cudaMalloc", "cuMemCreate", "caching_allocator").
   CallStack stack;
 };
 
@@ -56,16 +57,16 @@ struct MemoryView {
   uint64_t frees = 0;
   uint64_t outstanding_bytes = 0;
   uint64_t peak_bytes = 0;
-  std::vector<LeakGroup> leaks;         // Largest first.
+  std::vector<LeakGroup> leaks;  // Largest first.
   std::vector<SizeBucket> size_histogram;
 };
 
 struct ProcessSummary {
   int pid = 0;
-  std::string command;       // /proc/PID/comm
+  std::string command;                 // /proc/PID/comm
   std::vector<std::string> libraries;  // What was attached to: paths as the process sees them,
                                        // "(static in /path/exe)" for a static cudart.
-  bool exited = false;       // The process exited during the session.
+  bool exited = false;                 // The process exited during the session.
   uint64_t launches_total = 0;
   std::vector<KernelLaunches> launches_by_kernel;  // Most launched first.
   uint64_t graph_launches = 0;
@@ -73,7 +74,7 @@ struct ProcessSummary {
   double syncs_seconds = 0;
   std::vector<ApiCalls> syncs_by_api;
   std::vector<SyncStack> syncs_by_stack;  // Top stacks by time.
-  MemoryView memory;          // The driver's view: cudaMalloc*, cuMemAlloc*, cuMemCreate/Map.
+  MemoryView memory;            // The driver's view: cudaMalloc*, cuMemAlloc*, cuMemCreate/Map.
   MemoryView framework_memory;  // PyTorch's caching allocator, when libc10_cuda is mapped.
   bool has_framework_memory = false;
   std::vector<CopyKind> copies;
@@ -81,8 +82,8 @@ struct ProcessSummary {
 
 struct SessionSummary {
   double duration_seconds = 0;
-  bool sampled = false;        // The event budget was exceeded and events were sampled.
-  double sample_ratio = 1.0;   // Fraction of events recorded when sampled.
+  bool sampled = false;       // The event budget was exceeded and events were sampled.
+  double sample_ratio = 1.0;  // Fraction of events recorded when sampled.
   uint64_t events_seen = 0;
   uint64_t events_dropped = 0;  // Ring-buffer overflow (raw trace only).
   bool python_frames = false;   // False: stacks are native frames only (said in every output).

@@ -109,7 +109,7 @@ void CpuOps(const RankTrace& t, const Config& c, RankReport* r) {
 // roofline, and its view repeats rows (HTA's duplicates): default mode only.
 void ComputeRoofline(const RankTrace& t, const Config& c, RankReport* r) {
   if (!c.roofline || c.hta_compat) return;
-  r->roofline = AnalyzeRoofline(t, r->view, ModelOperator);
+  r->roofline = AnalyzeRoofline(t, r->view, ModelOperator, c.graph_captures.get());
   SetRooflinePct(r->roofline, &r->efficiency);
 }
 

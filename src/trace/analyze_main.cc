@@ -12,6 +12,7 @@
 
 #include "base/file_util.h"
 #include "base/strings.h"
+#include "trace/analysis/graph_captures.h"
 #include "trace/analysis/trace_diff.h"
 #include "trace/analysis/what_if.h"
 #include "trace/analyzer.h"
@@ -167,6 +168,15 @@ int RunAnalyze(const AnalyzeOptions& o, FILE* out, FILE* err) {
       return 2;
     }
     config.what_if = o.what_if;
+  }
+  if (!o.graph_captures_path.empty()) {
+    auto captures = LoadGraphCaptures(o.graph_captures_path);
+    if (!captures.ok()) {
+      std::fprintf(err, "vigil analyze: --graph-captures: %s\n",
+                   captures.status().ToString().c_str());
+      return 1;
+    }
+    config.graph_captures = *captures;
   }
   auto traces = Load(o.input, o, err);
   if (!traces.ok()) {

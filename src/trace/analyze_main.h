@@ -22,6 +22,7 @@ struct AnalyzeOptions {
   std::string perfetto_path;            // --perfetto
   std::string diff_path;                // --diff: a second trace/directory to compare against
   std::string kernel_patterns_path;     // --kernel-patterns
+  std::string graph_captures_path;      // --graph-captures: a capture trace or their folder
   std::vector<std::string> thresholds;  // --threshold name=value
   bool hta_compat = false;              // --hta-compat
   bool no_roofline = false;             // --no-roofline

@@ -286,8 +286,10 @@ TEST(VigildLifecycleTest, PortInUseIsAStartupError) {
   EXPECT_EQ(first.Get("/healthz").status, 200);
 }
 
-// What the default daemon keeps: cap_chown (0), cap_dac_read_search (2), cap_sys_ptrace (19).
-constexpr uint64_t kDefaultCapabilities = (1u << 0) | (1u << 2) | (1u << 19);
+// What the default daemon keeps: cap_chown (0), cap_dac_read_search (2), cap_sys_ptrace (19),
+// cap_perfmon (38, perf_pmu).
+constexpr uint64_t kDefaultCapabilities =
+    (uint64_t{1} << 0) | (uint64_t{1} << 2) | (uint64_t{1} << 19) | (uint64_t{1} << 38);
 
 // One "Name:\tvalue" line of /proc/PID/status.
 std::string ProcStatusField(int pid, const std::string& name) {

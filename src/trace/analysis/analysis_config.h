@@ -5,11 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "trace/analysis/kernel_classifier.h"
 
 namespace vigil::trace {
+
+struct GraphCaptures;  // analysis/graph_captures.h
 
 struct AnalysisConfig {
   // Reproduce Holistic Trace Analysis: drop the last ProfilerStep (when there are several) and
@@ -34,6 +37,10 @@ struct AnalysisConfig {
   std::string what_if;
   // % of roofline (analysis/roofline.h); off with --no-roofline (to measure what it costs).
   bool roofline = true;
+  // --graph-captures: the capture traces of the CUDA/HIP graphs the trace replays, so replayed
+  // kernels get their operators' work (graph_capture_links.h). Shared: the report's roofline
+  // shapes point into these traces, and the report holds its config.
+  std::shared_ptr<const GraphCaptures> graph_captures;
 };
 
 }  // namespace vigil::trace

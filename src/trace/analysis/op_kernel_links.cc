@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trace/analysis/op_kernel_links.h"
 
+#include <map>
+#include <memory>
+#include <tuple>
 #include <unordered_map>
 
 #include "trace/analysis/op_inputs.h"
@@ -21,10 +24,23 @@ class OpModelCache {
     const std::optional<OpWork>* work = Work(row);
     if (work != nullptr && work->has_value()) {
       it->second = static_cast<uint32_t>(ops->size());
-      ops->push_back(LinkedOp{row, **work, 0, 0});
+      ops->push_back(LinkedOp{row, &t_, **work, 0, 0});
     }
     return it->second;
   }
+
+  // The nearest enclosing cpu_op of `row` (walking out through the CPU call tree) that the
+  // model knows: its row, kNoIndex when none.
+  uint32_t NearestModelledRow(uint32_t row) {
+    for (uint32_t p = row; p != kNoIndex;
+         p = t_.links.parent.empty() ? kNoIndex : t_.links.parent[p]) {
+      const std::optional<OpWork>* work = Work(p);
+      if (work != nullptr && work->has_value()) return p;
+    }
+    return kNoIndex;
+  }
+
+  const std::optional<OpWork>* WorkOf(uint32_t row) { return Work(row); }
 
  private:
   const std::optional<OpWork>* Work(uint32_t row) {
@@ -49,11 +65,46 @@ class OpModelCache {
 
 }  // namespace
 
-OpKernelLinks LinkKernelsToOps(const RankTrace& t, const GpuView& v, const OpModelFn& model) {
+// Graph-replayed kernels: each replay of a captured operator is one operator instance.
+void LinkReplayedKernels(const GpuView& v, const OpModelFn& model, const GraphCaptureLinks& links,
+                         OpKernelLinks* out) {
+  if (links.captures == nullptr || links.of_view_row.empty()) return;
+  std::vector<std::unique_ptr<OpModelCache>> caches(links.captures->files.size());
+  // (capture file, launch row) -> modelled op row; (graph launch, file, op row) -> ops index.
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> op_row_of_launch;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> instance;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const CaptureLink& l = links.of_view_row[i];
+    if (l.file == kNoIndex || out->op_of[i] != kNoIndex) continue;
+    const RankTrace& capture = links.captures->files[l.file]->trace;
+    if (capture.events.shapes.indexed_rows() == 0) continue;
+    auto& cache = caches[l.file];
+    if (!cache) cache = std::make_unique<OpModelCache>(capture, model);
+    auto [r, fresh] = op_row_of_launch.try_emplace({l.file, l.launch_row}, kNoIndex);
+    if (fresh) r->second = cache->NearestModelledRow(l.launch_row);
+    const uint32_t op_row = r->second;
+    if (op_row == kNoIndex) continue;
+    auto [it, inserted] = instance.try_emplace({l.graph_launch, l.file, op_row}, kNoIndex);
+    if (inserted) {
+      it->second = static_cast<uint32_t>(out->ops.size());
+      out->ops.push_back(LinkedOp{op_row, &capture, **cache->WorkOf(op_row), 0, 0});
+    }
+    out->op_of[i] = it->second;
+    out->ops[it->second].kernel_time += v.dur[i];
+    ++out->ops[it->second].kernels;
+  }
+}
+
+OpKernelLinks LinkKernelsToOps(const RankTrace& t, const GpuView& v, const OpModelFn& model,
+                               const GraphCaptureLinks* captures) {
   const EventTable& e = t.events;
   OpKernelLinks out;
   out.op_of.assign(v.size(), kNoIndex);
-  if (!model || e.shapes.indexed_rows() == 0) return out;
+  if (!model) return out;
+  if (e.shapes.indexed_rows() == 0) {
+    if (captures != nullptr) LinkReplayedKernels(v, model, *captures, &out);
+    return out;
+  }
   OpModelCache cache(t, model);
   std::unordered_map<int64_t, uint32_t> op_by_external;  // built on first need
   bool external_built = false;
@@ -69,6 +120,12 @@ OpKernelLinks LinkKernelsToOps(const RankTrace& t, const GpuView& v, const OpMod
   for (size_t i = 0; i < v.size(); ++i) {
     const uint32_t row = v.row[i];
     if (e.kind[row] != EventKind::kKernel) continue;
+    // A replayed graph kernel belongs to its capture-time operator, not to whatever encloses the
+    // graph launch.
+    if (captures != nullptr && !captures->of_view_row.empty() &&
+        captures->of_view_row[i].file != kNoIndex) {
+      continue;
+    }
     uint32_t op = kNoIndex;
     const uint32_t launcher = t.links.launcher.empty() ? kNoIndex : t.links.launcher[row];
     if (launcher != kNoIndex) {
@@ -97,6 +154,7 @@ OpKernelLinks LinkKernelsToOps(const RankTrace& t, const GpuView& v, const OpMod
     out.ops[op].kernel_time += v.dur[i];
     ++out.ops[op].kernels;
   }
+  if (captures != nullptr) LinkReplayedKernels(v, model, *captures, &out);
   return out;
 }
 

@@ -4,7 +4,9 @@
 // through the CPU call tree: aten::linear > aten::addmm > cudaLaunchKernel gives addmm), or, where
 // the launch call is missing, the cpu_op with the kernel's External id. An operator's kernels
 // are all those it encloses that no nearer modelled operator claims; each gets a share of the
-// operator's work in proportion to its measured time.
+// operator's work in proportion to its measured time. Kernels replayed from a CUDA/HIP graph
+// get the operator of their capture-time launch (graph_capture_links.h) when captures are
+// given: one operator per replay, its work shared across the kernels of that replay.
 // Owner: trace. Pure function of the trace, its GpuView and a work model.
 #pragma once
 
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "trace/analysis/gpu_view.h"
+#include "trace/analysis/graph_capture_links.h"
 #include "trace/analysis/work_model/op_work.h"
 #include "trace/model/trace_model.h"
 
@@ -25,7 +28,9 @@ namespace vigil::trace {
 using OpModelFn = std::function<std::optional<OpWork>(std::string_view, const OpInputs&)>;
 
 struct LinkedOp {
-  uint32_t row = kNoIndex;  // the cpu_op's row in RankTrace::events
+  uint32_t row = kNoIndex;  // the cpu_op's row in the events of `source`
+  // The trace the row belongs to: the analysed one, or a graph-capture trace.
+  const RankTrace* source = nullptr;
   OpWork work;
   int64_t kernel_time = 0;  // sum of its kernels' durations, view units
   uint32_t kernels = 0;
@@ -36,6 +41,7 @@ struct OpKernelLinks {
   std::vector<LinkedOp> ops;    // modelled operators that launched at least one kernel
 };
 
-OpKernelLinks LinkKernelsToOps(const RankTrace& trace, const GpuView& view, const OpModelFn& model);
+OpKernelLinks LinkKernelsToOps(const RankTrace& trace, const GpuView& view, const OpModelFn& model,
+                               const GraphCaptureLinks* captures = nullptr);
 
 }  // namespace vigil::trace

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <span>
+#include <tuple>
 
 #include "hwspec/gpu_specs.h"
 #include "trace/analysis/roofline_math.h"
@@ -49,13 +50,22 @@ double RooflineTotals::PctOfWall() const {
   return 100.0 * roofline_ns / static_cast<double>(wall_ns);
 }
 
-Roofline AnalyzeRoofline(const RankTrace& t, const GpuView& v, const OpModelFn& model) {
+Roofline AnalyzeRoofline(const RankTrace& t, const GpuView& v, const OpModelFn& model,
+                         const GraphCaptures* captures) {
   Roofline out;
   out.computed = true;
   const EventTable& e = t.events;
   const int64_t unit = v.unit_ns;
   const DeviceSpecs specs(t.meta);
-  const OpKernelLinks links = LinkKernelsToOps(t, v, model);
+  GraphCaptureLinks capture_links;
+  if (captures != nullptr) {
+    capture_links = LinkGraphCaptures(t, v, *captures);
+    out.graph_captures_given = true;
+    out.graph_captures = capture_links.summary;
+  }
+  out.graph_replayed_kernels = t.links.graph_kernels;
+  const OpKernelLinks links =
+      LinkKernelsToOps(t, v, model, captures != nullptr ? &capture_links : nullptr);
   // Steps: GPU work launched inside a ProfilerStep range belongs to it.
   const std::vector<Step>& steps = t.links.steps;
   std::vector<std::vector<size_t>> step_rows(steps.size());
@@ -70,7 +80,7 @@ Roofline AnalyzeRoofline(const RankTrace& t, const GpuView& v, const OpModelFn& 
   };
   std::vector<RooflineTotals> step_totals(steps.size());
   std::vector<size_t> gpu_rows;
-  std::map<std::pair<uint32_t, uint32_t>, size_t> shape_index;
+  std::map<std::tuple<const RankTrace*, uint32_t, uint32_t>, size_t> shape_index;
   std::map<std::string_view, int64_t> time_by_peak;
   std::vector<uint8_t> op_counted(links.ops.size(), 0);
   const GpuSpec* first_spec = nullptr;
@@ -114,12 +124,14 @@ Roofline AnalyzeRoofline(const RankTrace& t, const GpuView& v, const OpModelFn& 
       x->flops += flops;
       x->bytes += bytes;
     }
-    auto [it, inserted] =
-        shape_index.emplace(std::pair{e.name[o.row], e.shapes[o.row]}, out.shapes.size());
+    const EventTable& oe = o.source->events;
+    auto [it, inserted] = shape_index.emplace(
+        std::tuple{o.source, oe.name[o.row], oe.shapes[o.row]}, out.shapes.size());
     if (inserted) {
       RooflineShape sh;
-      sh.name = e.name[o.row];
-      sh.shapes = e.shapes[o.row];
+      sh.source = o.source;
+      sh.name = oe.name[o.row];
+      sh.shapes = oe.shapes[o.row];
       sh.category = o.work.category;
       sh.peak = peak.name;
       sh.peak_flops_per_s = peak.flops_per_s;

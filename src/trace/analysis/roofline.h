@@ -47,8 +47,11 @@ struct RooflineStep {
 
 // One operator name with one set of recorded inputs: a point of the roofline chart.
 struct RooflineShape {
+  // The trace whose strings and op_shapes `name` and `shapes` index: the analysed one, or the
+  // graph-capture trace the operator was recorded in.
+  const RankTrace* source = nullptr;
   uint32_t name = 0;           // string id of the operator
-  uint32_t shapes = kNoIndex;  // index into RankTrace::op_shapes
+  uint32_t shapes = kNoIndex;  // index into source->op_shapes
   std::string_view category;   // the work model's
   std::string_view peak;       // ComputeSpecName of the peak used
   double peak_flops_per_s = 0;
@@ -73,8 +76,14 @@ struct Roofline {
   // (event row, roofline time in ns) of every modelled kernel: the what-if "every kernel at its
   // roofline" replays the critical path with these times.
   std::vector<std::pair<uint32_t, int64_t>> kernel_roofline_ns;
+  // Kernels the trace shows under CUDA/HIP graph launches, and (when graph captures were given)
+  // how many of those were linked to a captured operator.
+  uint64_t graph_replayed_kernels = 0;
+  bool graph_captures_given = false;
+  GraphCaptureSummary graph_captures;
 };
 
-Roofline AnalyzeRoofline(const RankTrace& trace, const GpuView& view, const OpModelFn& model);
+Roofline AnalyzeRoofline(const RankTrace& trace, const GpuView& view, const OpModelFn& model,
+                         const GraphCaptures* captures = nullptr);
 
 }  // namespace vigil::trace

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "trace/model/dict_column.h"
@@ -202,6 +203,8 @@ struct RankTrace {
   std::vector<OpArgs> op_args;
   std::vector<OpShapes> op_shapes;  // distinct recorded inputs of cpu_ops
   StringTable shape_text;           // their JSON text
+  // (row, kernel name) of launch calls whose args name the kernel (HIP traces do), by row.
+  std::vector<std::pair<uint32_t, uint32_t>> launch_kernels;
   MemoryTable memory;
   std::vector<FlowEvent> flows;
   DataQuality quality;

@@ -72,11 +72,12 @@ std::string Chart(const RankReport& r) {
     if (s.flops <= 0 || s.bytes <= 0 || s.kernel_ns <= 0) continue;
     const double ai = s.flops / s.bytes, f = s.flops / (s.kernel_ns * 1e-9);
     const double radius = 3 + 15 * std::sqrt(static_cast<double>(s.kernel_ns) / total);
-    const OpShapes* in = s.shapes < t.op_shapes.size() ? &t.op_shapes[s.shapes] : nullptr;
+    const RankTrace& st = s.source != nullptr ? *s.source : t;  // a graph capture's, or ours
+    const OpShapes* in = s.shapes < st.op_shapes.size() ? &st.op_shapes[s.shapes] : nullptr;
     svg += fmt::format(
         R"(<circle cx="{:.1f}" cy="{:.1f}" r="{:.1f}" fill="#1565c0" fill-opacity="0.45" stroke="#0d47a1"><title>{} {} · {} · {} kernel time · {:.1f}% of roofline ({})</title></circle>)",
-        a.X(ai), a.Y(f), radius, HtmlEscape(t.strings.Get(s.name)),
-        HtmlEscape(in ? t.shape_text.Get(in->dims).substr(0, 200) : ""), s.peak,
+        a.X(ai), a.Y(f), radius, HtmlEscape(st.strings.Get(s.name)),
+        HtmlEscape(in ? st.shape_text.Get(in->dims).substr(0, 200) : ""), s.peak,
         FormatDuration(s.kernel_ns), 100.0 * s.roofline_ns / s.kernel_ns,
         RooflineBoundName(KernelRoofline(s.flops, s.bytes, static_cast<double>(s.kernel_ns),
                                          s.peak_flops_per_s, bw)

@@ -22,6 +22,19 @@ void WriteTotals(const RooflineTotals& x, JsonWriter* w) {
   w->Field("flops", x.flops).Field("bytes", x.bytes);
 }
 
+// Kernels replayed from CUDA/HIP graphs and how many got an operator through a graph capture.
+void WriteGraphReplay(const Roofline& x, JsonWriter* w) {
+  const GraphCaptureSummary& g = x.graph_captures;
+  w->Key("graph_replay").BeginObject();
+  w->Field("kernels", x.graph_replayed_kernels).Field("captures_given", x.graph_captures_given);
+  w->Field("graph_launches", g.graph_launches).Field("matched_launches", g.matched_launches);
+  w->Field("replayed_events", g.replayed_events).Field("linked_events", g.linked_events);
+  w->Key("alignment").BeginObject();
+  for (const auto& [method, n] : g.by_method) w->Field(AlignMethodName(method), n);
+  w->EndObject();
+  w->EndObject();
+}
+
 }  // namespace
 
 void WriteRooflineJson(const RankReport& r, JsonWriter* w) {
@@ -33,6 +46,7 @@ void WriteRooflineJson(const RankReport& r, JsonWriter* w) {
   w->Field("memory_bandwidth_bytes_per_s", x.memory_bandwidth_bytes_per_s);
   w->Field("main_peak", x.main_peak).Field("main_peak_flops_per_s", x.main_peak_flops_per_s);
   WriteTotals(x.rank, w);
+  WriteGraphReplay(x, w);
   w->Key("steps").BeginArray();
   for (const RooflineStep& s : x.steps) {
     w->BeginObject().Field("step", s.number);
@@ -43,13 +57,14 @@ void WriteRooflineJson(const RankReport& r, JsonWriter* w) {
   w->Key("operators").BeginArray();
   for (size_t i = 0; i < std::min(kJsonShapes, x.shapes.size()); ++i) {
     const RooflineShape& s = x.shapes[i];
-    const OpShapes* in = s.shapes < t.op_shapes.size() ? &t.op_shapes[s.shapes] : nullptr;
+    const RankTrace& st = s.source != nullptr ? *s.source : t;  // a graph capture's, or ours
+    const OpShapes* in = s.shapes < st.op_shapes.size() ? &st.op_shapes[s.shapes] : nullptr;
     const KernelRooflineFigures k =
         KernelRoofline(s.flops, s.bytes, static_cast<double>(s.kernel_ns), s.peak_flops_per_s,
                        x.memory_bandwidth_bytes_per_s);
-    w->BeginObject().Field("name", t.strings.Get(s.name)).Field("category", s.category);
-    w->Field("input_dims", in ? t.shape_text.Get(in->dims) : std::string_view());
-    w->Field("input_types", in ? t.shape_text.Get(in->types) : std::string_view());
+    w->BeginObject().Field("name", st.strings.Get(s.name)).Field("category", s.category);
+    w->Field("input_dims", in ? st.shape_text.Get(in->dims) : std::string_view());
+    w->Field("input_types", in ? st.shape_text.Get(in->types) : std::string_view());
     w->Field("peak", s.peak).Field("peak_flops_per_s", s.peak_flops_per_s);
     w->Field("calls", s.calls).Field("kernels", s.kernels);
     w->FieldMicros("kernel_us", s.kernel_ns).FieldMicros("roofline_us", Ns(s.roofline_ns));

@@ -175,6 +175,7 @@ std::vector<TraceLensRow> LoadTraceLensRows(const std::string& root, std::string
       row.data_mb = Number(get(rows[r], "Data Moved (MB)_first"));
       row.compute_spec = get(rows[r], "Compute Spec");
       row.count = static_cast<int>(Number(get(rows[r], "name_count")));
+      row.kernel_us_sum = Number(get(rows[r], "Kernel Time (µs)_sum"));
       bool ok = ParseDimsList(get(rows[r], "Input Dims_first"), &row.inputs.dims) &&
                 ParseStringList(get(rows[r], "Input type_first"), &row.inputs.types) &&
                 ParseDimsList(get(rows[r], "Input Strides_first"), &row.inputs.strides) &&

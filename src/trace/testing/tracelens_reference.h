@@ -22,7 +22,8 @@ struct TraceLensRow {
   double gflops = -1;   // GFLOPS_first (-1 when empty)
   double data_mb = -1;  // Data Moved (MB)_first, MB = 2^20 bytes (-1 when empty)
   std::string compute_spec;
-  int count = 0;  // name_count
+  int count = 0;              // name_count
+  double kernel_us_sum = -1;  // Kernel Time (µs)_sum (-1 when empty)
 };
 
 // Every category CSV under `tracelens_root` (the shared TraceLens folder). Summary files
