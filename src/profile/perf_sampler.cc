@@ -62,8 +62,9 @@ bool Take(std::span<const uint8_t> record, size_t* pos, T* out) {
   return true;
 }
 
-// Parses a PERF_RECORD_SAMPLE with TID | TIME | CALLCHAIN [| REGS_USER | STACK_USER].
-bool ParseSample(std::span<const uint8_t> record, bool with_stack, RawSample* out) {
+}  // namespace
+
+bool ParsePerfSample(std::span<const uint8_t> record, bool with_stack, RawSample* out) {
   size_t pos = sizeof(perf_event_header);
   uint32_t pid = 0, tid = 0;
   uint64_t time = 0, nr = 0;
@@ -119,8 +120,6 @@ bool ParseSample(std::span<const uint8_t> record, bool with_stack, RawSample* ou
   }
   return true;
 }
-
-}  // namespace
 
 int PerfEventParanoid(const std::string& proc_root) {
   StatusOr<std::string> text = ReadSmallFile(proc_root + "/sys/kernel/perf_event_paranoid", 64);
@@ -281,7 +280,7 @@ void PerfSampler::Rescan() {
 void PerfSampler::Drain(PerfRing& ring, const std::function<void(const RawSample&)>& on_sample) {
   Status status = ring.ForEachRecord([&](uint32_t type, std::span<const uint8_t> record) {
     if (type == PERF_RECORD_SAMPLE) {
-      if (ParseSample(record, options_.copy_user_stack, &scratch_)) {
+      if (ParsePerfSample(record, options_.copy_user_stack, &scratch_)) {
         ++stats_.samples;
         on_sample(scratch_);
       } else {

@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,11 @@ class PerfSampler {
   SamplerStats stats_;
   RawSample scratch_;
 };
+
+// Parses one PERF_RECORD_SAMPLE (header included) with TID | TIME | CALLCHAIN, plus
+// REGS_USER | STACK_USER when `with_stack`. Callchain context markers split kernel and user
+// frames. False for a record shorter than its own counts say.
+bool ParsePerfSample(std::span<const uint8_t> record, bool with_stack, RawSample* out);
 
 // /proc/sys/kernel/perf_event_paranoid, or 2 (the kernel default) when unreadable.
 int PerfEventParanoid(const std::string& proc_root = "/proc");
