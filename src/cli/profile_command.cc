@@ -3,10 +3,13 @@
 // frames) with perf_event, on this host. Writes the folded stacks, a flame graph page, a pprof
 // profile and JSON where asked, and prints the hottest functions (self and total). Needs root,
 // or a perf_event_paranoid that lets this user sample the targets (one line and exit 1 when
-// not). Sampling through vigild for --job-id / --host is not in this command yet: it says so.
+// not). With --host (global) or --hosts, vigild on each host samples (method vigilProfile,
+// profile/profile_request.h) and the profiles are merged, each host's under its name.
+// --job-id is not supported yet: it says so.
 #include <unistd.h>
 
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
@@ -14,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "base/file_util.h"
+#include "base/host_list.h"
 #include "base/time_util.h"
 #include "cli/cli_context.h"
 #include "profile/flamegraph_html.h"
@@ -22,6 +26,7 @@
 #include "profile/json_output.h"
 #include "profile/perf_sampler.h"
 #include "profile/pprof_output.h"
+#include "profile/profile_request.h"
 #include "profile/profile_session.h"
 
 namespace vigil {
@@ -61,11 +66,82 @@ Status WriteOutputs(const ProfileCliOptions& o, const Profile& profile, const st
   return OkStatus();
 }
 
+// Adds `from` to `into`, every stack under a root frame named `host`.
+void MergeUnder(const std::string& host, const Profile& from, Profile* into) {
+  ProfileFrame root;
+  root.kind = FrameKind::kProcess;
+  root.function = host;
+  const int root_id = into->Intern(root);
+  for (const auto& [ids, count] : from.stacks()) {
+    std::vector<int> stack = {root_id};
+    for (int id : ids) {
+      stack.push_back(into->Intern(from.frames()[static_cast<size_t>(id)]));
+    }
+    into->Add(stack, count);
+  }
+}
+
+// Each host's vigild samples the pids; the profiles come back as JSON and are merged.
+int RunRemote(const CliContext& ctx, const ProfileCliOptions& o,
+              const ProfileSessionOptions& options, Profile* merged, ProfileSessionResult* totals) {
+  std::vector<std::string> hosts;
+  if (!o.hosts.empty()) {
+    StatusOr<std::vector<std::string>> expanded = ExpandHostList(o.hosts, 4096);
+    if (!expanded.ok()) {
+      std::fprintf(stderr, "vigil profile: --hosts: %s\n", expanded.status().message().c_str());
+      return kExitUsage;
+    }
+    hosts = *expanded;
+  } else {
+    hosts = {ctx.host};
+  }
+  const nlohmann::json request = ProfileRequestJson(options);
+  std::vector<std::future<StatusOr<nlohmann::json>>> replies;
+  for (const std::string& host : hosts) {
+    replies.push_back(std::async(std::launch::async, [&ctx, &request, &options, host] {
+      CliContext one = ctx;
+      one.host = host;
+      // The reply comes after the whole sampling window.
+      one.timeout = std::to_string(options.duration.count() / 1000 + 60) + "s";
+      return one.Call(request);
+    }));
+  }
+  int failed = 0;
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    StatusOr<nlohmann::json> reply = replies[i].get();
+    StatusOr<Profile> profile = reply.ok()
+                                    ? ProfileFromJson(reply->value("profile", nlohmann::json()))
+                                    : StatusOr<Profile>(reply.status());
+    if (!profile.ok()) {
+      std::fprintf(stderr, "vigil profile: %s: %s\n", hosts[i].c_str(),
+                   profile.status().message().c_str());
+      ++failed;
+      continue;
+    }
+    MergeUnder(hosts[i], *profile, merged);
+    merged->info() = profile->info();
+    totals->samples += reply->value("samples", uint64_t{0});
+    totals->lost += reply->value("lost", uint64_t{0});
+    totals->threads += reply->value("threads", uint64_t{0});
+    totals->kernel_stacks = reply->value("kernel_stacks", false);
+    totals->stacks.python_samples += profile->info().python_samples;
+    totals->stacks.gil_samples += profile->info().gil_samples;
+  }
+  if (failed == static_cast<int>(hosts.size())) {
+    return kExitFailure;
+  }
+  return kExitOk;
+}
+
 int RunProfile(const CliContext& ctx, const ProfileCliOptions& o) {
-  if (!o.job_id.empty() || !o.hosts.empty() || !ctx.host.empty()) {
+  if (!o.job_id.empty()) {
     std::fprintf(stderr,
-                 "vigil profile: --job-id, --host and --hosts need vigild's profile RPC, which "
-                 "this version does not have; run vigil profile --pid on the host itself\n");
+                 "vigil profile: --job-id is not supported yet; give the job's --pid values\n");
+    return kExitUsage;
+  }
+  const bool remote = !o.hosts.empty() || !ctx.host.empty();
+  if (remote && o.all) {
+    std::fprintf(stderr, "vigil profile: --all samples this host only; give --pid with --host\n");
     return kExitUsage;
   }
   if (o.pids.empty() == !o.all) {
@@ -96,7 +172,16 @@ int RunProfile(const CliContext& ctx, const ProfileCliOptions& o) {
                  o.all ? "every process" : fmt::format("pid {}", fmt::join(o.pids, ",")).c_str(),
                  o.duration.c_str(), o.frequency);
   }
-  StatusOr<ProfileSessionResult> result = RunProfileSession(options);
+  StatusOr<ProfileSessionResult> result = InternalError("not run");
+  if (remote) {
+    ProfileSessionResult merged;
+    if (int rc = RunRemote(ctx, o, options, &merged.profile, &merged); rc != kExitOk) {
+      return rc;
+    }
+    result = std::move(merged);
+  } else {
+    result = RunProfileSession(options);
+  }
   if (!result.ok()) {
     if (result.status().code() == StatusCode::kPermissionDenied) {
       std::fprintf(stderr, "vigil profile: %s\n", result.status().message().c_str());
