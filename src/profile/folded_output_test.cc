@@ -19,6 +19,7 @@ TEST(FoldedOutputTest, RootFirstSortedWithCountsAndEscapedNames) {
   const int main_id = profile.Intern(Frame(FrameKind::kNative, "main"));
   const int hot = profile.Intern(Frame(FrameKind::kNative, "ns::Hot(int; x)"));
   const int kernel = profile.Intern(Frame(FrameKind::kKernel, "do_syscall_64"));
+  const int unnamed = profile.Intern(Frame(FrameKind::kKernel, "[kernel]"));
   ProfileFrame py = Frame(FrameKind::kPython, "step");
   py.file = "/app/train.py";
   py.line = 42;
@@ -27,11 +28,13 @@ TEST(FoldedOutputTest, RootFirstSortedWithCountsAndEscapedNames) {
   profile.Add({proc, main_id, hot}, 3);
   profile.Add({proc, main_id, step, kernel});
   profile.Add({proc, main_id, hot}, 2);
+  profile.Add({proc, main_id, unnamed});
 
   EXPECT_EQ(WriteFolded(profile),
+            "train;main;[kernel] 1\n"
             "train;main;ns::Hot(int: x) 5\n"
             "train;main;step (train.py:42);do_syscall_64_[k] 1\n");
-  EXPECT_EQ(profile.total_samples(), 6u);
+  EXPECT_EQ(profile.total_samples(), 7u);
 }
 
 }  // namespace

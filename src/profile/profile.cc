@@ -17,8 +17,8 @@ bool ProfileFrame::operator==(const ProfileFrame& o) const {
 
 std::string FrameLabel(const ProfileFrame& frame) {
   switch (frame.kind) {
-    case FrameKind::kKernel:
-      return frame.function + "_[k]";
+    case FrameKind::kKernel:  // An unnamed kernel address (no kallsyms) is just "[kernel]".
+      return frame.function == "[kernel]" ? frame.function : frame.function + "_[k]";
     case FrameKind::kPython: {
       const size_t slash = frame.file.rfind('/');
       const std::string base =

@@ -25,7 +25,8 @@ struct ProfileFrame {
   bool operator==(const ProfileFrame& o) const;
 };
 
-// The name outputs show: "f" (native), "f_[k]" (kernel, as FlameGraph annotates it),
+// The name outputs show: "f" (native), "f_[k]" (kernel, as FlameGraph annotates it; an
+// unnamed kernel address stays "[kernel]"),
 // "f (file.py:42)" with the file's basename (Python), the process name (process).
 std::string FrameLabel(const ProfileFrame& frame);
 
