@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# Entry points. Every target installs missing Debian packages first (tools/apt-packages.txt).
+# Entry points. Every target installs missing Debian packages first: building and running those of
+# tools/apt-packages-run.txt, testing, benchmarks and fuzzing also tools/apt-packages-test.txt.
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
@@ -9,25 +10,28 @@ export CCACHE_MAXSIZE ?= 5G
 export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= 1
 
-.PHONY: all deps build build-test test check-format check-deps run demo bench fuzz clean format
+.PHONY: all deps deps-test build build-test test check-format check-deps run demo bench fuzz clean format
 
 all: build
 
 deps:
-	@tools/install-deps.sh
+	@tools/install-deps.sh run
+
+deps-test:
+	@tools/install-deps.sh test
 
 build: deps
 	@cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIGIL_BUILD_TESTS=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build -j $(JOBS)
 
-build-test: deps
+build-test: deps-test
 	@cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVIGIL_SANITIZE=ON \
 	  -DCMAKE_CXX_FLAGS_DEBUG=-g1 -DCMAKE_C_FLAGS_DEBUG=-g1 \
 	  -DVIGIL_BUILD_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build-test -j $(JOBS)
 
 # Fast checks first, then every test under ASan+UBSan.
-test: deps check-format check-deps build-test
+test: deps-test check-format check-deps build-test
 	@cd build-test && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) --timeout 600
@@ -47,7 +51,7 @@ run: build
 demo: build
 	@tools/run.sh --demo
 
-bench: build
+bench: deps-test build
 	@tools/bench.sh
 
 # libFuzzer targets (fuzz/README.md): a clang build in build-fuzz/, then each target for
@@ -55,7 +59,7 @@ bench: build
 FUZZ_SECONDS ?= 60
 open_paren := (
 FUZZ_TARGETS ?= $(shell sed -n 's/^vigil_fuzzer$(open_paren)\([a-z_]*\) .*/\1/p' fuzz/CMakeLists.txt)
-fuzz: deps
+fuzz: deps-test
 	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
 	  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DVIGIL_SANITIZE=ON \

@@ -15,10 +15,16 @@ struct KernelLaunches {
   uint64_t count = 0;
 };
 
+struct DurationBucket {
+  uint64_t upper_ns = 0;  // Calls that took <= upper_ns (powers of two).
+  uint64_t count = 0;
+};
+
 struct ApiCalls {
   std::string api;  // "cudaStreamSynchronize", "cuCtxSynchronize", ...
   uint64_t count = 0;
-  double seconds = 0;  // Time blocked: entry to return, summed.
+  double seconds = 0;                     // Time blocked: entry to return, summed.
+  std::vector<DurationBucket> histogram;  // Non-empty buckets, ascending.
 };
 
 struct CallStack {
@@ -59,6 +65,10 @@ struct MemoryView {
   uint64_t peak_bytes = 0;
   std::vector<LeakGroup> leaks;  // Largest first.
   std::vector<SizeBucket> size_histogram;
+  uint64_t mapped_bytes = 0;  // cuMemMap minus cuMemUnmap (virtual-memory API), driver view.
+  uint64_t host_outstanding_bytes = 0;  // Pinned host memory (cudaMallocHost/HostAlloc), kept
+                                        // out of the device figures above; driver view only.
+  uint64_t host_peak_bytes = 0;
 };
 
 struct ProcessSummary {

@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: Apache-2.0
+# vigil snoop's probe overhead (included by bench/CMakeLists.txt): nanoseconds per instrumented
+# call on the fake CUDA runtime with and without the probes, and the slowdown of a loop making
+# 200,000 launches per second. Needs root to load the probes; the fake runtime comes from
+# tests/fakes (a build with tests).
+if(TARGET fake_cudart)
+  vigil_benchmark(snoop_overhead
+    SRCS ${CMAKE_CURRENT_SOURCE_DIR}/snoop_overhead.cc
+    DEPS vigil_snoop vigil_profile vigil_base fake_cudart)
+  target_compile_options(snoop_overhead PRIVATE -fno-omit-frame-pointer)
+endif()

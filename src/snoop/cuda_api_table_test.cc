@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "snoop/cuda_api_table.h"
+
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace vigil::snoop {
+namespace {
+
+TEST(CudaApiTable, SymbolsAreUniqueAndArgumentsInRange) {
+  std::set<std::string_view> symbols;
+  for (const CudaApi& api : CudaApis()) {
+    EXPECT_TRUE(symbols.insert(api.symbol).second) << api.symbol;
+    const api_spec& s = api.spec;
+    for (int a : {s.arg_func, s.arg_out, s.arg_size, s.arg_addr, s.arg_kind, s.arg_name, s.arg_dst,
+                  s.arg_src}) {
+      EXPECT_LE(a, 5) << api.symbol;  // The BPF side reads the first five arguments.
+    }
+    switch (s.klass) {
+      case VS_CLASS_LAUNCH:
+        EXPECT_GE(s.arg_func, 1) << api.symbol;
+        break;
+      case VS_CLASS_ALLOC:
+        EXPECT_GE(s.arg_size, 1) << api.symbol;
+        break;
+      case VS_CLASS_FREE:
+        EXPECT_GE(s.arg_addr, 1) << api.symbol;
+        break;
+      case VS_CLASS_COPY:
+        EXPECT_GE(s.arg_size, 1) << api.symbol;
+        break;
+      case VS_CLASS_FUNC_NAME:
+        EXPECT_GE(s.arg_out, 1) << api.symbol;
+        EXPECT_GE(s.arg_name, 1) << api.symbol;
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+TEST(CudaApiTable, EveryIssueApiIsTraced) {
+  for (std::string_view name : {"cudaLaunchKernel",
+                                "cudaLaunchKernelExC",
+                                "cudaLaunchCooperativeKernel",
+                                "cuLaunchKernel",
+                                "cuLaunchKernelEx",
+                                "cudaGraphLaunch",
+                                "cuGraphLaunch",
+                                "cudaDeviceSynchronize",
+                                "cudaStreamSynchronize",
+                                "cudaEventSynchronize",
+                                "cudaStreamWaitEvent",
+                                "cuCtxSynchronize",
+                                "cuStreamSynchronize",
+                                "cuEventSynchronize",
+                                "cudaMalloc",
+                                "cudaFree",
+                                "cudaMallocAsync",
+                                "cudaFreeAsync",
+                                "cudaMallocManaged",
+                                "cudaMallocHost",
+                                "cudaHostAlloc",
+                                "cudaFreeHost",
+                                "cuMemAlloc_v2",
+                                "cuMemFree_v2",
+                                "cuMemCreate",
+                                "cuMemMap",
+                                "cuMemUnmap",
+                                "cuMemRelease",
+                                "cudaMemcpy",
+                                "cudaMemcpyAsync",
+                                "cuMemcpyHtoD_v2",
+                                "cuModuleGetFunction",
+                                "cuLibraryGetKernel",
+                                "CUDACachingAllocator::malloc",
+                                "CUDACachingAllocator::free"}) {
+    EXPECT_TRUE(FindCudaApi(name).has_value()) << name;
+  }
+}
+
+TEST(CudaApiTable, CopyKindsFollowCudaMemcpyKind) {
+  EXPECT_EQ(CopyKindName(0), "HtoH");  // cudaMemcpyHostToHost
+  EXPECT_EQ(CopyKindName(1), "HtoD");
+  EXPECT_EQ(CopyKindName(2), "DtoH");
+  EXPECT_EQ(CopyKindName(3), "DtoD");
+  EXPECT_EQ(CopyKindName(4), "default");
+}
+
+}  // namespace
+}  // namespace vigil::snoop

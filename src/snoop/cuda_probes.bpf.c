@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+// Uprobes on the CUDA runtime, the driver and PyTorch's caching allocator, aggregated in maps:
+// launches per (pid, api, kernel), sync time per api and per stack, outstanding allocations,
+// copy bytes per direction, kernel names from cuModuleGetFunction. One entry and one return
+// program serve every API; the attach cookie is the API's index in `specs`, which user space
+// fills before load. Calls from pids not in `traced` are ignored; raw events go to the ring
+// buffer only when `raw_enabled` is set.
+#include "vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "cuda_probes.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile struct api_spec specs[VS_MAX_APIS] = {};
+
+// Written by user space while running (mmapped .bss).
+__u32 sample_every = 1;  // Record 1 call in sample_every (frees are never sampled).
+__u32 raw_enabled = 0;
+__u32 follow_all = 0;  // Note untraced pids that call into a probed file (new_pids).
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, __u32);
+  __type(value, __u8);
+} traced SEC(".maps");
+
+// Untraced processes seen calling into a probed file while following: user space adds them.
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 1024);
+  __type(key, __u32);
+  __type(value, __u8);
+} new_pids SEC(".maps");
+
+// Pids to stop (SIGSTOP) when they reach their executable's entry point.
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 256);
+  __type(key, __u32);
+  __type(value, __u8);
+} stop_at_entry SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 65536);
+  __type(key, struct launch_key);
+  __type(value, __u64);
+} launches SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, struct sync_key);
+  __type(value, struct sync_stats);
+} syncs SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __type(key, struct sync_stack_key);
+  __type(value, struct count_ns);
+} sync_stacks SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 65536);
+  __type(key, struct inflight_key);
+  __type(value, struct inflight);
+} inflights SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 262144);
+  __type(key, struct alloc_key);
+  __type(value, struct alloc_info);
+} outstanding SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, struct mem_key);
+  __type(value, struct mem_stats);
+} memory SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, struct copy_key);
+  __type(value, struct copy_stats);
+} copies SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 65536);
+  __type(key, struct func_name_key);
+  __type(value, struct func_name);
+} func_names SEC(".maps");
+
+// User stacks by a 64-bit hash of their frames. (A STACK_TRACE map hashes into buckets and
+// refuses a second stack that lands in a taken bucket, which loses stacks a few percent of the
+// time with only dozens of them.)
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 16384);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, __u64);
+  __type(value, struct stack_frames);
+} stacks SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct stack_frames);
+} stack_scratch SEC(".maps");
+
+// One per-CPU slot holding every counter (vs_counter index), so a call does one lookup.
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, __u64[VS_CTR_COUNT]);
+} counters SEC(".maps");
+
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 16 * 1024 * 1024);
+} events SEC(".maps");
+
+// Zeroed values to create map entries from (too big for the 512-byte BPF stack).
+static const struct sync_stats zero_sync;
+static const struct mem_stats zero_mem;
+static const struct func_name zero_name;
+
+static __always_inline void bump(__u32 which) {
+  __u32 zero = 0;
+  __u64* v = bpf_map_lookup_elem(&counters, &zero);
+  if (v && which < VS_CTR_COUNT) v[which] += 1;
+}
+
+// Argument i (1-based; 0 or out of range: 0). The registers are read at fixed offsets first:
+// the verifier refuses a context read at a computed offset, which a switch compiles into.
+static __always_inline __u64 arg(struct pt_regs* ctx, __u8 i) {
+  __u64 p1 = PT_REGS_PARM1(ctx), p2 = PT_REGS_PARM2(ctx), p3 = PT_REGS_PARM3(ctx);
+  __u64 p4 = PT_REGS_PARM4(ctx), p5 = PT_REGS_PARM5(ctx);
+  asm volatile("" : "+r"(p1), "+r"(p2), "+r"(p3), "+r"(p4), "+r"(p5));  // Loads happen here.
+  if (i == 1) return p1;
+  if (i == 2) return p2;
+  if (i == 3) return p3;
+  if (i == 4) return p4;
+  if (i == 5) return p5;
+  return 0;
+}
+
+// The calling user stack (frame pointers) stored in `stacks`; its id (>= 0), or -1.
+static __always_inline __s64 user_stack_id(struct pt_regs* ctx) {
+  __u32 zero = 0;
+  struct stack_frames* b = bpf_map_lookup_elem(&stack_scratch, &zero);
+  if (!b) return -1;
+  long n = bpf_get_stack(ctx, b->ips, sizeof(b->ips), BPF_F_USER_STACK);
+  if (n <= 0) return -1;
+  __u64 h = 14695981039346656037ull;  // FNV-1a over the frames.
+  for (int i = 0; i < VS_MAX_STACK_DEPTH; i++) {
+    if (i * 8 >= n) break;
+    h ^= b->ips[i];
+    h *= 1099511628211ull;
+  }
+  for (int i = 0; i < VS_MAX_STACK_DEPTH; i++) {  // bpf_get_stack leaves the rest as it was.
+    if (i * 8 >= n) b->ips[i] = 0;
+  }
+  h &= 0x7fffffffffffffffull;
+  if (bpf_map_update_elem(&stacks, &h, b, BPF_NOEXIST) != 0 && !bpf_map_lookup_elem(&stacks, &h)) {
+    bump(VS_CTR_MAP_FULL);
+    return -1;
+  }
+  return (__s64)h;
+}
+
+static __always_inline __u32 log2_bucket(__u64 v) {
+  // Smallest b with v <= 2^b, capped at the last bucket.
+  __u32 b = 0;
+  for (int i = 0; i < VS_HIST_BUCKETS - 1; i++) {
+    if (((__u64)1 << b) >= v) break;
+    b++;
+  }
+  return b;
+}
+
+// The spec for this probe's API, or NULL when the pid is not traced or the call is sampled out.
+static __always_inline const volatile struct api_spec* begin(struct pt_regs* ctx, __u32* api_out,
+                                                             bool never_sample) {
+  __u32 pid = bpf_get_current_pid_tgid() >> 32;
+  if (!bpf_map_lookup_elem(&traced, &pid)) {
+    if (follow_all) {
+      __u8 one = 1;
+      bpf_map_update_elem(&new_pids, &pid, &one, BPF_NOEXIST);
+    }
+    return NULL;
+  }
+  __u64 cookie = bpf_get_attach_cookie(ctx);
+  if (cookie >= VS_MAX_APIS) return NULL;
+  __u32 api = (__u32)cookie;
+  __u32 zero = 0;
+  __u64* ctr = bpf_map_lookup_elem(&counters, &zero);
+  if (!ctr) return NULL;
+  ctr[VS_CTR_SEEN] += 1;
+  __u32 every = sample_every;
+  if (!never_sample && every > 1 && (ctr[VS_CTR_SEEN] % every) != 0) return NULL;
+  ctr[VS_CTR_RECORDED] += 1;
+  *api_out = api;
+  return &specs[api];
+}
+
+static __always_inline void emit(__u32 api, __u8 klass, __u64 start, __u64 dur, __u64 func,
+                                 __u64 bytes, __u64 addr, __u8 kind, __u8 host_mem) {
+  if (!raw_enabled) return;
+  struct raw_event* e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+  if (!e) {
+    bump(VS_CTR_RB_DROPPED);
+    return;
+  }
+  __u64 id = bpf_get_current_pid_tgid();
+  e->start_ns = start;
+  e->duration_ns = dur;
+  e->pid = id >> 32;
+  e->tid = (__u32)id;
+  e->api = api;
+  e->klass = klass;
+  e->copy_kind = kind;
+  e->host_mem = host_mem;
+  e->pad = 0;
+  e->func = func;
+  e->bytes = bytes;
+  e->addr = addr;
+  bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void add_u64(void* map, void* key, __u64 delta) {
+  __u64* v = bpf_map_lookup_elem(map, key);
+  if (v) {
+    __sync_fetch_and_add(v, delta);
+    return;
+  }
+  __u64 init = delta;
+  if (bpf_map_update_elem(map, key, &init, BPF_NOEXIST) != 0) {
+    v = bpf_map_lookup_elem(map, key);
+    if (v)
+      __sync_fetch_and_add(v, delta);
+    else
+      bump(VS_CTR_MAP_FULL);
+  }
+}
+
+static __always_inline struct mem_stats* mem_of(__u32 pid, __u32 domain) {
+  struct mem_key k = {.pid = pid, .domain = domain};
+  struct mem_stats* m = bpf_map_lookup_elem(&memory, &k);
+  if (m) return m;
+  bpf_map_update_elem(&memory, &k, &zero_mem, BPF_NOEXIST);
+  m = bpf_map_lookup_elem(&memory, &k);
+  if (!m) bump(VS_CTR_MAP_FULL);
+  return m;
+}
+
+static __always_inline void do_free(__u32 api, __u32 pid, __u32 domain, __u64 addr) {
+  struct alloc_key k = {.pid = pid, .domain = domain, .addr = addr};
+  struct alloc_info* a = bpf_map_lookup_elem(&outstanding, &k);
+  if (!a) return;  // Not allocated while traced (or NULL): nothing to account.
+  __u64 size = a->size;
+  if (bpf_map_delete_elem(&outstanding, &k) != 0) return;  // Another thread freed it first.
+  struct mem_stats* m = mem_of(pid, domain);
+  if (m) {
+    __sync_fetch_and_add(&m->frees, 1);
+    __sync_fetch_and_sub(&m->current, (__s64)size);
+  }
+  emit(api, VS_CLASS_FREE, bpf_ktime_get_ns(), 0, 0, size, addr, 0, 0);
+}
+
+static __always_inline __u8 host_mem_of(__u32 pid, __u64 addr) {
+  struct alloc_key k = {.pid = pid, .domain = VS_DOMAIN_HOST, .addr = addr};
+  return bpf_map_lookup_elem(&outstanding, &k) ? VS_HOST_PINNED : VS_HOST_PAGEABLE;
+}
+
+SEC("uprobe")
+int vs_entry(struct pt_regs* ctx) {
+  __u32 api = 0;
+  __u64 cookie = bpf_get_attach_cookie(ctx);
+  bool is_free = cookie < VS_MAX_APIS && specs[cookie].klass == VS_CLASS_FREE;
+  const volatile struct api_spec* s = begin(ctx, &api, is_free);
+  if (!s) return 0;
+  __u64 id = bpf_get_current_pid_tgid();
+  __u32 pid = id >> 32;
+  __u8 klass = s->klass;
+  if (klass == VS_CLASS_LAUNCH || klass == VS_CLASS_GRAPH_LAUNCH) {
+    struct launch_key k = {.pid = pid, .api = api, .func = 0};
+    if (klass == VS_CLASS_LAUNCH) k.func = arg(ctx, s->arg_func);
+    add_u64(&launches, &k, 1);
+    emit(api, klass, bpf_ktime_get_ns(), 0, k.func, 0, 0, 0, 0);
+    return 0;
+  }
+  if (klass == VS_CLASS_FREE) {
+    do_free(api, pid, s->domain, arg(ctx, s->arg_addr));
+    return 0;
+  }
+  if (klass == VS_CLASS_COPY) {
+    __u8 kind = s->copy_kind;
+    if (kind == VS_COPY_FROM_ARG) kind = (__u8)arg(ctx, s->arg_kind);
+    if (kind > VS_COPY_DEFAULT) kind = VS_COPY_DEFAULT;
+    __u8 host = VS_HOST_NONE;
+    if (kind == VS_COPY_HTOD || kind == VS_COPY_HTOH) host = host_mem_of(pid, arg(ctx, s->arg_src));
+    if (kind == VS_COPY_DTOH) host = host_mem_of(pid, arg(ctx, s->arg_dst));
+    __u64 bytes = arg(ctx, s->arg_size);
+    struct copy_key k = {.pid = pid, .kind = kind, .host_mem = host};
+    struct copy_stats* c = bpf_map_lookup_elem(&copies, &k);
+    if (!c) {
+      struct copy_stats zero = {};
+      bpf_map_update_elem(&copies, &k, &zero, BPF_NOEXIST);
+      c = bpf_map_lookup_elem(&copies, &k);
+    }
+    if (c) {
+      __sync_fetch_and_add(&c->count, 1);
+      __sync_fetch_and_add(&c->bytes, bytes);
+    } else {
+      bump(VS_CTR_MAP_FULL);
+    }
+    emit(api, klass, bpf_ktime_get_ns(), 0, 0, bytes, 0, kind, host);
+    return 0;
+  }
+  if (klass == VS_CLASS_MAP || klass == VS_CLASS_UNMAP) {
+    struct mem_stats* m = mem_of(pid, VS_DOMAIN_DEVICE);
+    __s64 bytes = (__s64)arg(ctx, s->arg_size);
+    if (m) __sync_fetch_and_add(&m->mapped, klass == VS_CLASS_MAP ? bytes : -bytes);
+    emit(api, klass, bpf_ktime_get_ns(), 0, 0, (__u64)bytes, arg(ctx, 1), 0, 0);
+    return 0;
+  }
+  // SYNC, ALLOC, FUNC_NAME: finished in vs_return.
+  struct inflight_key k = {.pid = pid, .tid = (__u32)id, .api = api};
+  struct inflight f = {.start_ns = bpf_ktime_get_ns()};
+  if (klass == VS_CLASS_ALLOC || klass == VS_CLASS_FUNC_NAME) {
+    f.out = s->arg_out ? arg(ctx, s->arg_out) : 0;
+    f.size = arg(ctx, s->arg_size);
+    f.name = arg(ctx, s->arg_name);
+  }
+  if (bpf_map_update_elem(&inflights, &k, &f, BPF_ANY) != 0) bump(VS_CTR_MAP_FULL);
+  return 0;
+}
+
+static __always_inline void finish_sync(struct pt_regs* ctx, __u32 api, __u32 pid,
+                                        struct inflight* f) {
+  __u64 now = bpf_ktime_get_ns();
+  __u64 dur = now - f->start_ns;
+  struct sync_key k = {.pid = pid, .api = api};
+  struct sync_stats* st = bpf_map_lookup_elem(&syncs, &k);
+  if (!st) {
+    bpf_map_update_elem(&syncs, &k, &zero_sync, BPF_NOEXIST);
+    st = bpf_map_lookup_elem(&syncs, &k);
+  }
+  if (st) {
+    __sync_fetch_and_add(&st->count, 1);
+    __sync_fetch_and_add(&st->ns, dur);
+    __u32 b = log2_bucket(dur);
+    if (b < VS_HIST_BUCKETS) __sync_fetch_and_add(&st->hist[b], 1);
+  } else {
+    bump(VS_CTR_MAP_FULL);
+  }
+  // At the return the frame pointer chain starts in the caller, so the caller is in the stack.
+  struct sync_stack_key sk = {.pid = pid, .api = api};
+  sk.stack_id = user_stack_id(ctx);
+  struct count_ns* c = bpf_map_lookup_elem(&sync_stacks, &sk);
+  if (!c) {
+    struct count_ns zero = {};
+    bpf_map_update_elem(&sync_stacks, &sk, &zero, BPF_NOEXIST);
+    c = bpf_map_lookup_elem(&sync_stacks, &sk);
+  }
+  if (c) {
+    __sync_fetch_and_add(&c->count, 1);
+    __sync_fetch_and_add(&c->ns, dur);
+  }
+  emit(api, VS_CLASS_SYNC, f->start_ns, dur, 0, 0, 0, 0, 0);
+}
+
+static __always_inline void finish_alloc(struct pt_regs* ctx, __u32 api, __u32 pid,
+                                         const volatile struct api_spec* s, struct inflight* f) {
+  __u64 addr = 0;
+  if (f->out == 0) {
+    addr = PT_REGS_RC(ctx);
+  } else if (bpf_probe_read_user(&addr, sizeof(addr), (void*)f->out) != 0) {
+    return;
+  }
+  if (addr == 0) return;
+  __u32 domain = s->domain;
+  struct alloc_key k = {.pid = pid, .domain = domain, .addr = addr};
+  struct alloc_info a = {.size = f->size, .start_ns = f->start_ns, .api = api};
+  a.stack_id = user_stack_id(ctx);
+  // BPF_NOEXIST: an allocator entry point that calls another traced one (raw_alloc calling
+  // malloc) reports the same block twice; it is counted once.
+  if (bpf_map_update_elem(&outstanding, &k, &a, BPF_NOEXIST) != 0) {
+    if (!bpf_map_lookup_elem(&outstanding, &k)) bump(VS_CTR_MAP_FULL);
+    return;
+  }
+  struct mem_stats* m = mem_of(pid, domain);
+  if (m) {
+    __sync_fetch_and_add(&m->allocations, 1);
+    __s64 now = __sync_fetch_and_add(&m->current, (__s64)f->size) + (__s64)f->size;
+    for (int i = 0; i < 4; i++) {  // Raise the peak; a few tries against concurrent updates.
+      __s64 peak = m->peak;
+      if (now <= peak) break;
+      if (__sync_val_compare_and_swap(&m->peak, peak, now) == peak) break;
+    }
+    __u32 b = log2_bucket(f->size);
+    if (b < VS_HIST_BUCKETS) __sync_fetch_and_add(&m->hist[b], 1);
+  }
+  emit(api, VS_CLASS_ALLOC, f->start_ns, bpf_ktime_get_ns() - f->start_ns, 0, f->size, addr, 0, 0);
+}
+
+static __always_inline void finish_func_name(__u32 pid, struct inflight* f) {
+  __u64 handle = 0;
+  if (bpf_probe_read_user(&handle, sizeof(handle), (void*)f->out) != 0 || handle == 0) return;
+  struct func_name_key k = {.pid = pid, .handle = handle};
+  if (bpf_map_update_elem(&func_names, &k, &zero_name, BPF_ANY) != 0) {
+    bump(VS_CTR_MAP_FULL);
+    return;
+  }
+  struct func_name* n = bpf_map_lookup_elem(&func_names, &k);
+  if (n) bpf_probe_read_user_str(n->name, sizeof(n->name), (void*)f->name);
+}
+
+SEC("uretprobe")
+int vs_return(struct pt_regs* ctx) {
+  __u64 id = bpf_get_current_pid_tgid();
+  __u32 pid = id >> 32;
+  if (!bpf_map_lookup_elem(&traced, &pid)) return 0;
+  __u64 cookie = bpf_get_attach_cookie(ctx);
+  if (cookie >= VS_MAX_APIS) return 0;
+  __u32 api = (__u32)cookie;
+  struct inflight_key k = {.pid = pid, .tid = (__u32)id, .api = api};
+  struct inflight* p = bpf_map_lookup_elem(&inflights, &k);
+  if (!p) return 0;  // Sampled out, or entered before the probe was attached.
+  struct inflight f = *p;
+  bpf_map_delete_elem(&inflights, &k);
+  const volatile struct api_spec* s = &specs[api];
+  if (s->check_rc && PT_REGS_RC(ctx) != 0) return 0;
+  switch (s->klass) {
+    case VS_CLASS_SYNC: finish_sync(ctx, api, pid, &f); break;
+    case VS_CLASS_ALLOC: finish_alloc(ctx, api, pid, s, &f); break;
+    case VS_CLASS_FUNC_NAME: finish_func_name(pid, &f); break;
+    default: break;
+  }
+  return 0;
+}
+
+// On the executable's entry point: a command started held (SpawnStopped) stops here, after the
+// loader mapped its libraries and before main, so user space can attach and resume it.
+SEC("uprobe")
+int vs_stop_at_entry(struct pt_regs* ctx) {
+  __u32 pid = bpf_get_current_pid_tgid() >> 32;
+  if (!bpf_map_lookup_elem(&stop_at_entry, &pid)) return 0;
+  bpf_map_delete_elem(&stop_at_entry, &pid);
+  bpf_send_signal(19 /* SIGSTOP */);
+  return 0;
+}

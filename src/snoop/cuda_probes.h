@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The structs the CUDA probes (cuda_probes.bpf.c) and their user side share: map keys and
+ * values, the per-API spec table user space fills before load, and the raw ring-buffer event.
+ * Plain C with fixed-width types so both clang -target bpf and g++ read the same layout. */
+#ifndef VIGIL_SNOOP_CUDA_PROBES_H_
+#define VIGIL_SNOOP_CUDA_PROBES_H_
+
+#ifdef __bpf__
+typedef __u8 vs_u8;
+typedef __u32 vs_u32;
+typedef __u64 vs_u64;
+typedef __s64 vs_s64;
+#else
+#include <stdint.h>
+typedef uint8_t vs_u8;
+typedef uint32_t vs_u32;
+typedef uint64_t vs_u64;
+typedef int64_t vs_s64;
+#endif
+
+#define VS_MAX_APIS 96
+#define VS_NAME_LEN 256
+#define VS_HIST_BUCKETS 48
+#define VS_MAX_STACK_DEPTH 64
+
+/* What a probe does with a call (api_spec.klass). */
+enum vs_class {
+  VS_CLASS_NONE = 0,
+  VS_CLASS_LAUNCH = 1,       /* Count per (pid, api, function pointer in arg_func). */
+  VS_CLASS_GRAPH_LAUNCH = 2, /* Count per (pid, api). */
+  VS_CLASS_SYNC = 3,         /* Entry to return: count, time, histogram, per stack. */
+  VS_CLASS_ALLOC = 4,        /* Return: *arg_out (or the return value) -> outstanding. */
+  VS_CLASS_FREE = 5,         /* Entry: arg_addr removed from outstanding. */
+  VS_CLASS_COPY = 6,         /* Entry: bytes in arg_size, kind fixed or from arg_kind. */
+  VS_CLASS_FUNC_NAME = 7,    /* Return: *arg_out is a handle named by the string arg_name. */
+  VS_CLASS_MAP = 8,          /* cuMemMap: arg_size bytes mapped. */
+  VS_CLASS_UNMAP = 9,        /* cuMemUnmap: arg_size bytes unmapped. */
+};
+
+/* Memory domains (alloc/free specs; outstanding key). */
+enum vs_domain {
+  VS_DOMAIN_DEVICE = 0,    /* cudaMalloc*, cuMemAlloc*, cuMemCreate. */
+  VS_DOMAIN_HOST = 1,      /* Pinned host memory: cudaMallocHost, cudaHostAlloc. */
+  VS_DOMAIN_FRAMEWORK = 2, /* PyTorch's caching allocator. */
+  VS_DOMAIN_COUNT = 3,
+};
+
+/* Copy directions; 0..4 equal cudaMemcpyKind's values. */
+enum vs_copy_kind {
+  VS_COPY_HTOH = 0,
+  VS_COPY_HTOD = 1,
+  VS_COPY_DTOH = 2,
+  VS_COPY_DTOD = 3,
+  VS_COPY_DEFAULT = 4,
+  VS_COPY_FROM_ARG = 255, /* api_spec.copy_kind: read cudaMemcpyKind from arg_kind. */
+};
+
+/* Host side of a copy: unknown (no host side), pinned (in a pinned allocation), pageable. */
+enum vs_host_mem { VS_HOST_NONE = 0, VS_HOST_PINNED = 1, VS_HOST_PAGEABLE = 2 };
+
+/* Argument positions are 1-based (PT_REGS_PARMn); 0 means "the return value" for arg_out and
+ * "none" otherwise. */
+struct api_spec {
+  vs_u8 klass;
+  vs_u8 domain;
+  vs_u8 arg_func; /* LAUNCH: the kernel (host stub or CUfunction). */
+  vs_u8 arg_out;  /* ALLOC / FUNC_NAME: pointer to the result; 0: the return value is it. */
+  vs_u8 arg_size; /* ALLOC, COPY, MAP, UNMAP: bytes. */
+  vs_u8 arg_addr; /* FREE: the address or handle freed. */
+  vs_u8 arg_kind; /* COPY with copy_kind VS_COPY_FROM_ARG. */
+  vs_u8 arg_name; /* FUNC_NAME: const char* name. */
+  vs_u8 arg_dst;  /* COPY: destination, source (for the pinned check). */
+  vs_u8 arg_src;
+  vs_u8 copy_kind;
+  vs_u8 check_rc; /* ALLOC / FUNC_NAME: only a 0 return value counts. */
+};
+
+struct stack_frames {
+  vs_u64 ips[VS_MAX_STACK_DEPTH]; /* Innermost first; zeros after the last frame. */
+};
+
+struct launch_key {
+  vs_u32 pid;
+  vs_u32 api;
+  vs_u64 func;
+};
+
+struct sync_key {
+  vs_u32 pid;
+  vs_u32 api;
+};
+
+struct sync_stats {
+  vs_u64 count;
+  vs_u64 ns;
+  vs_u64 hist[VS_HIST_BUCKETS]; /* Bucket b: durations < 2^b ns. */
+};
+
+struct sync_stack_key {
+  vs_u32 pid;
+  vs_u32 api;
+  vs_s64 stack_id;
+};
+
+struct count_ns {
+  vs_u64 count;
+  vs_u64 ns;
+};
+
+/* An in-flight call, entry to return, per (pid, tid, api); the pid lets user space drop a
+ * process's leftovers (a thread that died inside a call) when it exits. */
+struct inflight_key {
+  vs_u32 pid;
+  vs_u32 tid;
+  vs_u32 api;
+};
+
+struct inflight {
+  vs_u64 start_ns;
+  vs_u64 out;  /* ALLOC / FUNC_NAME: the out-pointer. */
+  vs_u64 size; /* ALLOC: the size asked for. */
+  vs_u64 name; /* FUNC_NAME: the name pointer. */
+};
+
+struct alloc_key {
+  vs_u32 pid;
+  vs_u32 domain;
+  vs_u64 addr;
+};
+
+struct alloc_info {
+  vs_u64 size;
+  vs_u64 start_ns;
+  vs_s64 stack_id;
+  vs_u32 api;
+  vs_u32 pad;
+};
+
+struct mem_key {
+  vs_u32 pid;
+  vs_u32 domain;
+};
+
+struct mem_stats {
+  vs_u64 allocations;
+  vs_u64 frees;
+  vs_s64 current;
+  vs_s64 peak;
+  vs_s64 mapped;
+  vs_u64 hist[VS_HIST_BUCKETS]; /* Bucket b: sizes <= 2^b bytes. */
+};
+
+struct copy_key {
+  vs_u32 pid;
+  vs_u8 kind;
+  vs_u8 host_mem;
+  vs_u8 pad[2];
+};
+
+struct copy_stats {
+  vs_u64 count;
+  vs_u64 bytes;
+};
+
+struct func_name_key {
+  vs_u32 pid;
+  vs_u32 pad;
+  vs_u64 handle;
+};
+
+struct func_name {
+  char name[VS_NAME_LEN];
+};
+
+/* Per-CPU counters (counters map index). */
+enum vs_counter {
+  VS_CTR_SEEN = 0,     /* Calls that passed the pid filter. */
+  VS_CTR_RECORDED = 1, /* Calls recorded (after sampling). */
+  VS_CTR_RB_DROPPED = 2,
+  VS_CTR_MAP_FULL = 3, /* Updates refused because a map was full. */
+  VS_CTR_COUNT = 4,
+};
+
+struct raw_event {
+  vs_u64 start_ns; /* bpf_ktime_get_ns (CLOCK_MONOTONIC). */
+  vs_u64 duration_ns;
+  vs_u32 pid;
+  vs_u32 tid;
+  vs_u32 api;
+  vs_u8 klass;
+  vs_u8 copy_kind;
+  vs_u8 host_mem;
+  vs_u8 pad;
+  vs_u64 func; /* LAUNCH: the kernel key. */
+  vs_u64 bytes;
+  vs_u64 addr;
+};
+
+#endif /* VIGIL_SNOOP_CUDA_PROBES_H_ */
