@@ -142,8 +142,21 @@ StatusOr<std::unique_ptr<PerfSampler>> PerfSampler::Start(const SamplerOptions& 
   sampler->options_.user_stack_bytes &= ~7U;
   if (sampler->options_.ring_pages == 0) {
     // Stack copies are 8 KiB a sample: 256 pages hold ~0.6 s at 199 Hz, enough to ride out the
-    // first unwind of a process (libdw loads its CFI then).
-    sampler->options_.ring_pages = options.copy_user_stack ? 256 : 8;
+    // first unwind of a process (libdw loads its CFI then). The rings of all threads together
+    // stay near 64 MiB: processes with many threads (data loaders) get smaller rings, down to
+    // 16 pages, since their threads are rarely all busy at once.
+    size_t threads = 0;
+    for (int pid : options.pids) {
+      threads += ListNumbers(options.proc_root + "/" + std::to_string(pid) + "/task").size();
+    }
+    int pages = 256;
+    while (options.copy_user_stack && pages > 16 && threads * static_cast<size_t>(pages) > 16384) {
+      pages /= 2;
+    }
+    sampler->options_.ring_pages = options.copy_user_stack && !options.all ? pages : 8;
+    if (options.copy_user_stack && options.all) {
+      sampler->options_.ring_pages = 256;  // One ring per CPU.
+    }
   }
   sampler->kernel_stacks_ = options.kernel_stacks;
   VIGIL_RETURN_IF_ERROR(sampler->OpenFirst());

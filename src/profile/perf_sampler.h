@@ -34,7 +34,7 @@ struct SamplerOptions {
   bool try_hardware = true;          // cycles when the host has a PMU, else cpu-clock.
   bool copy_user_stack = false;      // PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER.
   uint32_t user_stack_bytes = 8192;  // Bytes of stack copied per sample (multiple of 8).
-  int ring_pages = 0;                // Data pages per ring (power of 2); 0 picks by mode.
+  int ring_pages = 0;  // Data pages per ring (power of 2); 0 picks by mode and thread count.
   std::chrono::milliseconds rescan_interval{200};  // How often /proc/PID/task is re-read.
   std::string proc_root = "/proc";
 };
