@@ -26,7 +26,7 @@ ALLOWED = {
     # eBPF CUDA tracing; its stacks are symbolised by profile.
     "snoop": {"base", "profile"},
     "daemon": {"base", "metrics", "hwspec", "attribution", "collectors", "gpu", "sinks", "rpc",
-               "ipc", "httpd"},
+               "ipc", "httpd", "profile"},
     "fleet": {"base", "metrics", "rpc", "trace", "hwspec", "httpd"},
     # `vigil snoop` and `vigil profile` load their probes in the CLI process when run locally.
     "cli": {"base", "rpc", "trace", "hwspec", "metrics", "snoop", "profile"},

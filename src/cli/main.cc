@@ -24,6 +24,7 @@
   X(Analyze)                  \
   X(Trace)                    \
   X(Snoop)                    \
+  X(Profile)                  \
   /* end of list */
 
 namespace vigil {

@@ -24,6 +24,7 @@
 #include "daemon/gpu_methods.h"
 #include "daemon/host_info.h"
 #include "daemon/http_server.h"
+#include "daemon/profile_methods.h"
 #include "daemon/scheduler.h"
 #include "daemon/seccomp_filter.h"
 #include "daemon/self_collector.h"
@@ -234,6 +235,7 @@ Status Daemon::StartServing() {
 
   RegisterDaemonMethods(&view_, &dispatcher_);
   RegisterGpuMethods(&dispatcher_);
+  RegisterProfileMethods(&dispatcher_);
   tracing_->RegisterMethods(&dispatcher_);
   if (Status root = tracing_->OpenTraceRoot(); !root.ok()) {
     VIGIL_LOG_ERROR("traces are refused until the trace root is fixed: {}", root.message());

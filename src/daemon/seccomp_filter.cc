@@ -36,6 +36,8 @@ constexpr const char* kAllowed[] = {
     "umask",
     // CPU performance counters (perf_pmu; a collector re-enabled by a reload opens them again).
     "perf_event_open",
+    // Stack sampling (vigilProfile): Python frames and DWARF unwinding read the target's memory.
+    "process_vm_readv",
     // Memory.
     "mmap", "munmap", "mprotect", "mremap", "madvise", "brk", "msync", "mincore", "get_mempolicy",
     // Threads, time, identity and capabilities (read only), signals to this process.
@@ -60,7 +62,7 @@ constexpr const char* kAllowed[] = {
 // tracer that ptraces every thread; a report forks and execs llvm-symbolizer.
 constexpr const char* kSanitizerExtras[] = {
     "ptrace", "wait4", "waitid", "fork", "vfork", "execve", "kill", "tkill", "prctl",
-    "sched_setaffinity", "personality", "process_vm_readv",
+    "sched_setaffinity", "personality",
 };
 // eBPF collectors (bpf_cuda): map reads and program loads, pidfds of new processes (perf_event_open
 // for their uprobes is on the list above).
