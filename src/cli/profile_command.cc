@@ -66,21 +66,6 @@ Status WriteOutputs(const ProfileCliOptions& o, const Profile& profile, const st
   return OkStatus();
 }
 
-// Adds `from` to `into`, every stack under a root frame named `host`.
-void MergeUnder(const std::string& host, const Profile& from, Profile* into) {
-  ProfileFrame root;
-  root.kind = FrameKind::kProcess;
-  root.function = host;
-  const int root_id = into->Intern(root);
-  for (const auto& [ids, count] : from.stacks()) {
-    std::vector<int> stack = {root_id};
-    for (int id : ids) {
-      stack.push_back(into->Intern(from.frames()[static_cast<size_t>(id)]));
-    }
-    into->Add(stack, count);
-  }
-}
-
 // Each host's vigild samples the pids; the profiles come back as JSON and are merged.
 int RunRemote(const CliContext& ctx, const ProfileCliOptions& o,
               const ProfileSessionOptions& options, Profile* merged, ProfileSessionResult* totals) {
@@ -122,7 +107,7 @@ int RunRemote(const CliContext& ctx, const ProfileCliOptions& o,
       ++failed;
       continue;
     }
-    MergeUnder(hosts[i], *profile, merged);
+    MergeProfileUnder(hosts[i], *profile, merged);
     merged->info() = profile->info();
     totals->samples += reply->value("samples", uint64_t{0});
     totals->lost += reply->value("lost", uint64_t{0});
@@ -174,7 +159,7 @@ int RunProfile(const CliContext& ctx, const ProfileCliOptions& o) {
   options.debug_root = o.debug_root;
   if (isatty(STDERR_FILENO) != 0) {  // A 30 s wait deserves a word; scripts get one line.
     std::fprintf(stderr, "vigil profile: sampling %s for %s at %d Hz\n",
-                 o.all              ? "every process"
+                 o.all               ? "every process"
                  : !o.job_id.empty() ? ("job " + o.job_id).c_str()
                                      : fmt::format("pid {}", fmt::join(o.pids, ",")).c_str(),
                  o.duration.c_str(), o.frequency);
@@ -199,7 +184,7 @@ int RunProfile(const CliContext& ctx, const ProfileCliOptions& o) {
   const Profile& profile = result->profile;
   const std::string title =
       fmt::format("vigil profile: {}, {} at {} Hz",
-                  o.all              ? "all processes"
+                  o.all               ? "all processes"
                   : !o.job_id.empty() ? "job " + o.job_id
                                       : fmt::format("pid {}", fmt::join(o.pids, ",")),
                   o.duration, o.frequency);

@@ -2,10 +2,11 @@
 // A profile asked for over the daemon's control RPC (method "vigilProfile"): the request's
 // fields and limits, the run, and the reply, so `vigil profile --host H` gets what a local run
 // gets. Request: {"pids": [..] and/or "job_id", "duration_ms", "frequency_hz",
-// "unwind": "dwarf"|"fp", "python", "kernel"} (a job's pids are the daemon's to resolve); reply: {"profile": ProfileToJson(...), "samples", "lost", "threads",
-// "kernel_stacks"} or {"error": "..."}. Limits: 1..64 pids, 100 ms..300 s, 1..1000 Hz. Who may
-// sample which process is the caller's decision (`may_sample`). Blocks for the duration: the
-// daemon runs it on a worker thread. Stateless.
+// "unwind": "dwarf"|"fp", "python", "kernel"} (a job's pids are the daemon's to resolve); reply:
+// {"profile": ProfileToJson(...), "samples", "lost", "threads", "kernel_stacks"} or {"error":
+// "..."}. Limits: 1..64 pids, 100 ms..300 s, 1..1000 Hz. Who may sample which process is the
+// caller's decision (`may_sample`). Blocks for the duration: the daemon runs it on a worker thread.
+// Stateless.
 #pragma once
 
 #include <functional>
