@@ -298,6 +298,43 @@ std::optional<uint64_t> ElfImage::FileOffsetOfAddress(uint64_t address) const {
   return std::nullopt;
 }
 
+bool ElfDefinesFunctions(const std::string& path, const std::vector<std::string_view>& names) {
+  if (names.empty()) return true;
+  if (elf_version(EV_CURRENT) == EV_NONE) return false;
+  FdCloser file{open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) return false;
+  ElfPtr elf(elf_begin(file.fd, ELF_C_READ_MMAP, nullptr));
+  if (!elf || elf_kind(elf.get()) != ELF_K_ELF) return false;
+  std::vector<bool> found(names.size(), false);
+  size_t missing = names.size();
+  for (Elf_Scn* scn = elf_nextscn(elf.get(), nullptr); scn && missing > 0;
+       scn = elf_nextscn(elf.get(), scn)) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr ||
+        (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM) || shdr.sh_entsize == 0) {
+      continue;
+    }
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data == nullptr) continue;
+    const size_t count = shdr.sh_size / shdr.sh_entsize;
+    for (size_t i = 0; i < count && missing > 0; ++i) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr || !IsFunction(sym)) continue;
+      const char* name = elf_strptr(elf.get(), shdr.sh_link, sym.st_name);
+      if (name == nullptr) continue;
+      std::string_view plain(name);
+      if (size_t at = plain.find('@'); at != std::string_view::npos) plain = plain.substr(0, at);
+      for (size_t n = 0; n < names.size(); ++n) {
+        if (!found[n] && plain == names[n]) {
+          found[n] = true;
+          --missing;
+        }
+      }
+    }
+  }
+  return missing == 0;
+}
+
 std::string Demangle(std::string_view name) {
   if (name.size() < 2 || name[0] != '_' || name[1] != 'Z') return std::string(name);
   std::string mangled(name);

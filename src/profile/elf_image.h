@@ -66,6 +66,11 @@ class ElfImage {
   friend class ElfImageLoader;
 };
 
+// Whether `path` defines every function in `names` (exact symbol names) in .dynsym or .symtab:
+// a cheap question (no symbol table is kept or sorted) for asking it of many files, as a scan for
+// statically linked CUDA runtimes does of every new executable. False when unreadable.
+bool ElfDefinesFunctions(const std::string& path, const std::vector<std::string_view>& names);
+
 // C++ names demangled (abi::__cxa_demangle); anything else returned as is.
 std::string Demangle(std::string_view name);
 

@@ -108,6 +108,13 @@ TEST(ElfImageTest, ReadsMiniDebugInfo) {
   EXPECT_NE(std::find(sources.begin(), sources.end(), ".gnu_debugdata"), sources.end());
 }
 
+TEST(ElfImageTest, AnswersWhetherAFileDefinesFunctions) {
+  EXPECT_TRUE(ElfDefinesFunctions(SelfExe(), {"vigil_elf_test_known_function", "main"}));
+  EXPECT_FALSE(ElfDefinesFunctions(SelfExe(), {"vigil_elf_test_known_function", "cudaMalloc"}));
+  EXPECT_TRUE(ElfDefinesFunctions(SelfExe(), {}));
+  EXPECT_FALSE(ElfDefinesFunctions("/nonexistent", {"main"}));
+}
+
 TEST(ElfImageTest, RejectsWhatIsNotElf) {
   TempDir dir;
   std::ofstream(dir.path() + "/text") << "not an elf file";

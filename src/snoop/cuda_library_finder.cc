@@ -61,10 +61,9 @@ std::vector<CudaLibraryFile> FindCudaLibraries(int pid, const std::vector<Mappin
       std::optional<bool> known;
       if (cache && cache->count(key)) known = (*cache)[key];
       if (!known) {
-        StatusOr<ElfImage> image = ElfImage::Load(f.open_path, /*look_for_debug_file=*/false);
-        known =
-            image.ok() && image->FindSymbol("cudaLaunchKernel") && image->FindSymbol("cudaMalloc");
-        if (cache && image.ok()) (*cache)[key] = *known;
+        // Asked of every new executable a scan meets: the cheap question, not a symbol table.
+        known = ElfDefinesFunctions(f.open_path, {"cudaLaunchKernel", "cudaMalloc"});
+        if (cache) (*cache)[key] = *known;
       }
       if (*known) {
         f.static_in_executable = true;

@@ -18,6 +18,7 @@
 
 #include "base/gzip.h"
 #include "profile/pprof_profile.pb.h"
+#include "shell_run.h"
 #include "workload.h"
 
 namespace vigil {
@@ -26,27 +27,8 @@ namespace {
 const std::string kVigil = std::string(VIGIL_BIN_DIR) + "/vigil";
 const std::string kLeaf = "vigil_test::HotLeaf(unsigned long)";
 
-struct ShellRun {
-  int rc = -1;
-  std::string out;
-};
-
-// Runs `command` through the shell, capturing stdout and stderr.
-ShellRun Shell(const std::string& command) {
-  ShellRun run;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (p == nullptr) {
-    return run;
-  }
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) {
-    run.out.append(buf.data(), n);
-  }
-  const int status = pclose(p);
-  run.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+using testing::Shell;
+using testing::ShellRun;
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -18,6 +18,7 @@
 #include "profile/profile_request.h"
 #include "rpc/dispatcher.h"
 #include "rpc/rpc_server.h"
+#include "shell_run.h"
 #include "workload.h"
 
 namespace vigil {
@@ -28,26 +29,8 @@ const std::string kChainTail =
     ";main;vigil_test::Outer(double);vigil_test::Middle(unsigned long);"
     "vigil_test::HotLeaf(unsigned long)";
 
-struct ShellRun {
-  int rc = -1;
-  std::string out;
-};
-
-ShellRun Shell(const std::string& command) {
-  ShellRun run;
-  FILE* p = popen((command + " 2>&1").c_str(), "r");
-  if (p == nullptr) {
-    return run;
-  }
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) {
-    run.out.append(buf.data(), n);
-  }
-  const int status = pclose(p);
-  run.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
+using testing::Shell;
+using testing::ShellRun;
 
 // Folded lines of `path` as (stack, count).
 std::vector<std::pair<std::string, uint64_t>> Folded(const std::string& path) {

@@ -6,6 +6,7 @@
 // every step. The prototypes are NVIDIA's documented ones, declared here, not from our headers.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -336,6 +337,26 @@ void LaunchLoop(long count) {
   std::printf("ns %lld\n", static_cast<long long>(ns));
 }
 
+// `rate` launches per second for `seconds`, paced on the clock (busy between launches, as a
+// launch-bound training loop is); prints how many it made. For the collector's cost benchmark.
+void PacedLoop(long rate, double seconds) {
+  float buf[4] = {};
+  void* args[] = {buf};
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto end = start + std::chrono::duration<double>(seconds);
+  const std::chrono::duration<double> gap(1.0 / static_cast<double>(std::max(rate, 1L)));
+  long made = 0;
+  for (auto next = start; next < end; next += std::chrono::duration_cast<Clock::duration>(gap)) {
+    while (Clock::now() < next) {
+    }
+    cudaLaunchKernel(reinterpret_cast<const void*>(&kernels::gemm_bf16), kGrid, kBlock, args, 0,
+                     nullptr);
+    ++made;
+  }
+  std::printf("launches %ld\n", made);
+}
+
 bool ReadLine(std::string* line) {
   line->clear();
   char c;
@@ -362,6 +383,10 @@ int main(int argc, char** argv) {
       RunAll();
     } else if (line.rfind("loop ", 0) == 0) {
       LaunchLoop(std::strtol(line.c_str() + 5, nullptr, 10));
+    } else if (line.rfind("pace ", 0) == 0) {  // "pace RATE SECONDS"
+      char* rest = nullptr;
+      const long rate = std::strtol(line.c_str() + 5, &rest, 10);
+      PacedLoop(rate, std::strtod(rest, nullptr));
     } else if (line == "exit") {
       break;
     } else {
