@@ -133,7 +133,7 @@ void HttpServer::AddRoutes() {
     ReplyJson(res, 200, *reply);
   });
   server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (res.status == 404) {
+    if (res.status == 404 && res.body.empty()) {  // Routes' own 404s keep their message.
       ReplyError(res, 404, "no such endpoint: " + SanitizeForLog(req.path));
     }
   });
