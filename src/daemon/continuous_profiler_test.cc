@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <atomic>
+
 #include <gtest/gtest.h>
 
 #include "base/time_util.h"
@@ -53,6 +55,58 @@ TEST(ContinuousProfilerTest, IdlesAndSaysSoWhenNothingHoldsAGpu) {
   EXPECT_EQ(status["frequency_hz"], 19);
   EXPECT_EQ(status["jobs"], 0);
   EXPECT_EQ(profiler.ListJson()["jobs"].size(), 0u);
+}
+
+// The sampler's CPU comes from an injected clock: each reading adds `step` seconds, so every
+// window (read at its start and end) costs exactly `step` of CPU over about one second.
+TEST(ContinuousProfilerTest, BudgetSetsEachWindowsFrequencyFromTheInjectedCpuClock) {
+  auto watch = std::make_shared<WatchList>();
+  watch->Watch(static_cast<int>(getpid()), "gpu", UnixNanos());
+  std::atomic<double> step{0.5};  // 50 % of a core: far over the 0.5 % budget.
+  std::atomic<double> clock{0};
+  ContinuousProfilerOptions options;
+  options.window_ns = kNanosPerSecond;
+  options.thread_cpu_seconds = [&] { return clock.fetch_add(step.load()) + step.load(); };
+  ContinuousProfiler profiler(options, watch, nullptr);
+  profiler.Start();
+
+  std::vector<int> seen;
+  bool off = false;
+  auto record = [&] {
+    const ContinuousProfilerStats s = profiler.stats();
+    off = off || s.state.starts_with("off");
+    if (seen.empty() || seen.back() != s.frequency_hz) {
+      seen.push_back(s.frequency_hz);
+    }
+  };
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        record();
+        return off || seen.back() == 1;
+      },
+      60, std::chrono::milliseconds(20)));
+  if (off) {
+    GTEST_SKIP() << "perf_event_open refused: " << profiler.stats().state;
+  }
+  EXPECT_EQ(seen, (std::vector<int>{19, 9, 4, 2, 1}));
+  const double cpu_at_1hz = profiler.stats().cpu_seconds;
+  EXPECT_DOUBLE_EQ(cpu_at_1hz, 0.5 * 4);  // Four windows at 0.5 s each.
+  EXPECT_GT(profiler.stats().last_window_used, 0.005);
+
+  step = 0;  // Now nothing: back up, doubling, to the configured 19 Hz.
+  seen.clear();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        record();
+        return seen.back() == 19;
+      },
+      60, std::chrono::milliseconds(20)));
+  profiler.Stop();
+  // The first reading may still be of a window that ran at 1 Hz and cost 0.5 s.
+  if (!seen.empty() && seen.front() == 1) {
+    seen.erase(seen.begin());
+  }
+  EXPECT_EQ(seen, (std::vector<int>{2, 4, 8, 16, 19}));
 }
 
 Profile TwoStackProfile() {

@@ -142,6 +142,13 @@ TEST(VigildProfileTest, ContinuousModeProfilesTheGpuProcessPerJob) {
   EXPECT_LE(cp["frequency_hz"].get<int>(), 19);
   EXPECT_GE(cp["jobs"].get<int>(), 1);
   EXPECT_DOUBLE_EQ(cp["cpu_budget"].get<double>(), 0.005);
+#ifdef VIGIL_TEST_HAVE_CLI
+  std::string text;
+  ASSERT_EQ(RunVigilCli("status --host " + daemon.rpc_target(), &text), 0) << text;
+  EXPECT_NE(text.find("continuous profiling: on, sampling, "), std::string::npos) << text;
+  EXPECT_NE(text.find(" Hz (of 19), "), std::string::npos) << text;
+  EXPECT_NE(text.find("(budget 0.500%)"), std::string::npos) << text;
+#endif
 
   const HttpReply metrics = PollUntil(daemon, "/metrics", [&](const HttpReply& r) {
     return r.body.find("vigil_daemon_profile_samples_total{job_id=\"" + expected + "\"}") !=
@@ -169,6 +176,11 @@ TEST(VigildProfileTest, OffByDefault) {
   EXPECT_EQ(daemon.Get("/api/v1/profiles/any?format=folded").status, 404);
   const nlohmann::json status = nlohmann::json::parse(daemon.Get("/api/v1/status").body);
   EXPECT_EQ(status["continuous_profile"], nlohmann::json({{"enabled", false}})) << status.dump();
+#ifdef VIGIL_TEST_HAVE_CLI
+  std::string text;
+  ASSERT_EQ(RunVigilCli("status --host " + daemon.rpc_target(), &text), 0) << text;
+  EXPECT_NE(text.find("continuous profiling: off\n"), std::string::npos) << text;
+#endif
 }
 
 }  // namespace
