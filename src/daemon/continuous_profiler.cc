@@ -139,6 +139,12 @@ void ContinuousProfiler::SetState(std::string state, bool sampling, size_t targe
 
 void ContinuousProfiler::Loop() {
   const auto window = std::chrono::nanoseconds(options_.window_ns);
+  // Kept across windows: symbol tables are read once per binary, not once per window.
+  SymbolizerOptions symbolizer_options;
+  symbolizer_options.proc_root = options_.proc_root;
+  symbolizer_options.debug_root = options_.debug_root;
+  Symbolizer symbolizer(symbolizer_options);
+  std::set<int> known;
   while (true) {
     {
       std::lock_guard lock(mu_);
@@ -155,14 +161,25 @@ void ContinuousProfiler::Loop() {
       }
       continue;
     }
-    SampleWindow(targets, budget_.frequency_hz());
+    std::set<int> now_known;
+    for (const ProfileTarget& t : targets) {
+      now_known.insert(t.pid);
+    }
+    for (int pid : known) {
+      if (now_known.count(pid) == 0) {
+        symbolizer.Forget(pid);  // Gone or off the GPU: its maps and images are dropped.
+      }
+    }
+    known = std::move(now_known);
+    SampleWindow(targets, budget_.frequency_hz(), &symbolizer);
     if (WaitUntil(window_end)) {  // A window that ended early (targets gone, refused) waits.
       return;
     }
   }
 }
 
-void ContinuousProfiler::SampleWindow(const std::vector<ProfileTarget>& targets, int frequency_hz) {
+void ContinuousProfiler::SampleWindow(const std::vector<ProfileTarget>& targets, int frequency_hz,
+                                      Symbolizer* symbolizer) {
   const double cpu_start = ThreadCpu();
   const int64_t start_unix = UnixNanos();
   const auto start = std::chrono::steady_clock::now();
@@ -178,6 +195,9 @@ void ContinuousProfiler::SampleWindow(const std::vector<ProfileTarget>& targets,
   sampler_options.kernel_stacks = false;    // User stacks only: no kallsyms walk per sample.
   sampler_options.copy_user_stack = false;  // Frame pointers: no 8 KiB copy per sample.
   sampler_options.proc_root = options_.proc_root;
+  // New threads are found within a second: at 19 Hz a thread's first second is one sample or so,
+  // and /proc/PID/task walks at the default 5 Hz were a good part of the sampler's CPU.
+  sampler_options.rescan_interval = std::chrono::milliseconds(1000);
   StatusOr<std::unique_ptr<PerfSampler>> sampler = PerfSampler::Start(sampler_options);
   if (!sampler.ok()) {
     const bool refused = sampler.status().code() == StatusCode::kPermissionDenied;
@@ -190,14 +210,10 @@ void ContinuousProfiler::SampleWindow(const std::vector<ProfileTarget>& targets,
   }
   SetState("sampling", true, targets.size());
 
-  SymbolizerOptions symbolizer_options;
-  symbolizer_options.proc_root = options_.proc_root;
-  symbolizer_options.debug_root = options_.debug_root;
-  Symbolizer symbolizer(symbolizer_options);
   StackBuilderOptions builder_options;
   builder_options.python = true;
   builder_options.proc_root = options_.proc_root;
-  StackBuilder builder(builder_options, &symbolizer, nullptr);
+  StackBuilder builder(builder_options, symbolizer, nullptr);
 
   ProfileWindow result;
   result.start_unix_ns = start_unix;

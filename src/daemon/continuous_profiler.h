@@ -28,6 +28,10 @@
 #include "profile/rolling_profiles.h"
 #include "profile/sampling_budget.h"
 
+namespace vigil {
+class Symbolizer;
+}  // namespace vigil
+
 namespace vigil::daemon {
 
 struct ContinuousProfilerOptions {
@@ -90,8 +94,9 @@ class ContinuousProfiler {
 
  private:
   void Loop();
-  // Samples `targets` until the window ends or Stop(); false when the sampler could not start.
-  void SampleWindow(const std::vector<ProfileTarget>& targets, int frequency_hz);
+  // Samples `targets` until the window ends or Stop() and files the window.
+  void SampleWindow(const std::vector<ProfileTarget>& targets, int frequency_hz,
+                    Symbolizer* symbolizer);
   double ThreadCpu() const;
   // Waits until `deadline` or Stop(); true when stopping.
   bool WaitUntil(std::chrono::steady_clock::time_point deadline);
