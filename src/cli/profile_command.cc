@@ -5,7 +5,7 @@
 // or a perf_event_paranoid that lets this user sample the targets (one line and exit 1 when
 // not). With --host (global) or --hosts, vigild on each host samples (method vigilProfile,
 // profile/profile_request.h) and the profiles are merged, each host's under its name.
-// --job-id is not supported yet: it says so.
+// --job-id asks vigild (this host's, or --host/--hosts) to sample the job's processes.
 #include <unistd.h>
 
 #include <cstdio>
@@ -66,21 +66,6 @@ Status WriteOutputs(const ProfileCliOptions& o, const Profile& profile, const st
   return OkStatus();
 }
 
-// Adds `from` to `into`, every stack under a root frame named `host`.
-void MergeUnder(const std::string& host, const Profile& from, Profile* into) {
-  ProfileFrame root;
-  root.kind = FrameKind::kProcess;
-  root.function = host;
-  const int root_id = into->Intern(root);
-  for (const auto& [ids, count] : from.stacks()) {
-    std::vector<int> stack = {root_id};
-    for (int id : ids) {
-      stack.push_back(into->Intern(from.frames()[static_cast<size_t>(id)]));
-    }
-    into->Add(stack, count);
-  }
-}
-
 // Each host's vigild samples the pids; the profiles come back as JSON and are merged.
 int RunRemote(const CliContext& ctx, const ProfileCliOptions& o,
               const ProfileSessionOptions& options, Profile* merged, ProfileSessionResult* totals) {
@@ -95,7 +80,11 @@ int RunRemote(const CliContext& ctx, const ProfileCliOptions& o,
   } else {
     hosts = {ctx.host};
   }
-  const nlohmann::json request = ProfileRequestJson(options);
+  nlohmann::json request = ProfileRequestJson(options);
+  if (!o.job_id.empty()) {
+    request["job_id"] = o.job_id;
+    if (options.pids.empty()) request.erase("pids");
+  }
   std::vector<std::future<StatusOr<nlohmann::json>>> replies;
   for (const std::string& host : hosts) {
     replies.push_back(std::async(std::launch::async, [&ctx, &request, &options, host] {
@@ -118,7 +107,7 @@ int RunRemote(const CliContext& ctx, const ProfileCliOptions& o,
       ++failed;
       continue;
     }
-    MergeUnder(hosts[i], *profile, merged);
+    MergeProfileUnder(hosts[i], *profile, merged);
     merged->info() = profile->info();
     totals->samples += reply->value("samples", uint64_t{0});
     totals->lost += reply->value("lost", uint64_t{0});
@@ -134,18 +123,19 @@ int RunRemote(const CliContext& ctx, const ProfileCliOptions& o,
 }
 
 int RunProfile(const CliContext& ctx, const ProfileCliOptions& o) {
-  if (!o.job_id.empty()) {
-    std::fprintf(stderr,
-                 "vigil profile: --job-id is not supported yet; give the job's --pid values\n");
+  // A job's processes are the daemon's to know: --job-id always goes through vigild (this host's
+  // unless --host/--hosts says which).
+  const bool remote = !o.hosts.empty() || !ctx.host.empty() || !o.job_id.empty();
+  if (!o.job_id.empty() && o.all) {
+    std::fprintf(stderr, "vigil profile: give --job-id or --all, not both\n");
     return kExitUsage;
   }
-  const bool remote = !o.hosts.empty() || !ctx.host.empty();
   if (remote && o.all) {
     std::fprintf(stderr, "vigil profile: --all samples this host only; give --pid with --host\n");
     return kExitUsage;
   }
-  if (o.pids.empty() == !o.all) {
-    std::fprintf(stderr, "vigil profile: give --pid PID (one or more) or --all\n");
+  if (o.job_id.empty() && o.pids.empty() == !o.all) {
+    std::fprintf(stderr, "vigil profile: give --pid PID (one or more), --job-id J or --all\n");
     return kExitUsage;
   }
   StatusOr<int64_t> duration = ParseDuration(o.duration);
@@ -169,7 +159,9 @@ int RunProfile(const CliContext& ctx, const ProfileCliOptions& o) {
   options.debug_root = o.debug_root;
   if (isatty(STDERR_FILENO) != 0) {  // A 30 s wait deserves a word; scripts get one line.
     std::fprintf(stderr, "vigil profile: sampling %s for %s at %d Hz\n",
-                 o.all ? "every process" : fmt::format("pid {}", fmt::join(o.pids, ",")).c_str(),
+                 o.all               ? "every process"
+                 : !o.job_id.empty() ? ("job " + o.job_id).c_str()
+                                     : fmt::format("pid {}", fmt::join(o.pids, ",")).c_str(),
                  o.duration.c_str(), o.frequency);
   }
   StatusOr<ProfileSessionResult> result = InternalError("not run");
@@ -192,7 +184,9 @@ int RunProfile(const CliContext& ctx, const ProfileCliOptions& o) {
   const Profile& profile = result->profile;
   const std::string title =
       fmt::format("vigil profile: {}, {} at {} Hz",
-                  o.all ? "all processes" : fmt::format("pid {}", fmt::join(o.pids, ",")),
+                  o.all               ? "all processes"
+                  : !o.job_id.empty() ? "job " + o.job_id
+                                      : fmt::format("pid {}", fmt::join(o.pids, ",")),
                   o.duration, o.frequency);
   if (Status written = WriteOutputs(o, profile, title); !written.ok()) {
     return ctx.Fail(written, "write profile");

@@ -24,6 +24,7 @@
 #include "cli/cli_context.h"
 #include "cli/format.h"
 #include "cli/reply.h"
+#include "cli/trace_cpu_profile.h"
 
 namespace vigil {
 namespace {
@@ -47,6 +48,7 @@ struct TraceCliOptions {
   std::string reason;
   bool fail_on_no_process = false;
   bool json = false;
+  std::string cpu_profile_path;  // --with-cpu-profile
 };
 
 struct ProcessOutcome {
@@ -427,9 +429,15 @@ int RunTrace(CliContext& ctx, TraceCliOptions& opts) {
     std::fprintf(stderr, "vigil trace: --duration-ms must be positive (or give --iterations)\n");
     return kExitUsage;
   }
+  if (!opts.cpu_profile_path.empty() && opts.iterations > 0) {
+    std::fprintf(stderr,
+                 "vigil trace: --with-cpu-profile needs a time window: give --duration-ms, not "
+                 "--iterations\n");
+    return kExitUsage;
+  }
   // One absolute start time for every host, far enough ahead for the fan-out and Kineto's poll.
   if (opts.iterations <= 0 && opts.profile_start_time == 0 &&
-      (hosts->size() > 1 || opts.start_delay_ms > 0)) {
+      (hosts->size() > 1 || opts.start_delay_ms > 0 || !opts.cpu_profile_path.empty())) {
     const int64_t delay = opts.start_delay_ms > 0 ? opts.start_delay_ms : 10000;
     opts.profile_start_time = UnixNanos() / kNanosPerMilli + delay;
   }
@@ -439,6 +447,28 @@ int RunTrace(CliContext& ctx, TraceCliOptions& opts) {
     return kExitUsage;
   }
   std::vector<HostTraceResult> results = FanOutTrace(ctx, opts, *hosts, *pids);
+  std::string profile_note;
+  if (!opts.cpu_profile_path.empty()) {
+    TraceCpuProfileRequest pr;
+    for (const HostTraceResult& r : results) {
+      if (r.reached && !r.dynolog && r.matched > 0) pr.hosts.push_back(r.host);
+    }
+    pr.job_id = opts.job_id;
+    for (int64_t pid : *pids) {
+      if (pid > 0) pr.pids.push_back(static_cast<int>(pid));
+    }
+    pr.start_unix_ms = opts.profile_start_time;
+    pr.duration_ms = opts.duration_ms;
+    pr.path = opts.cpu_profile_path;
+    if (pr.hosts.empty()) {
+      profile_note = "cpu profile: not taken, no vigild host matched a process\n";
+    } else if (pr.job_id.empty() && pr.pids.empty()) {
+      profile_note = "cpu profile: not taken, give --job-id or --pids to say whose\n";
+    } else {
+      StatusOr<std::string> taken = TakeTraceCpuProfile(ctx, pr);
+      profile_note = taken.ok() ? *taken : taken.status().message() + "\n";
+    }
+  }
   if (opts.wait) {
     WaitForTraces(ctx, opts, &results);
   }
@@ -447,6 +477,7 @@ int RunTrace(CliContext& ctx, TraceCliOptions& opts) {
   } else {
     std::printf("%s", RenderTraceResults(results, opts.wait).c_str());
   }
+  std::fputs(profile_note.c_str(), opts.json ? stderr : stdout);
   return TraceExitCode(results, opts);
 }
 
@@ -493,6 +524,10 @@ void AddTraceCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--fail-on-no-process", opts->fail_on_no_process,
                 "Exit 1 when no process matched on some host");
   cmd->add_flag("--json", opts->json, "Print the per-host results as JSON");
+  cmd->add_option("--with-cpu-profile", opts->cpu_profile_path,
+                  "Also sample the traced processes' CPU stacks over the trace's window (each "
+                  "host's vigild) and write the merged profile to FILE, for vigil analyze "
+                  "--cpu-profile");
   cmd->callback([&ctx, opts] { RunCommand(ctx, [&] { return RunTrace(ctx, *opts); }); });
 }
 

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@
 
 namespace vigil::daemon {
 namespace {
+
+// A process seen holding a GPU within this long still belongs to its job (as the API lists it).
+constexpr int64_t kWatchedProcessTtlNs = 300 * kNanosPerSecond;
 
 std::vector<std::string_view> KnownCollectorNames() {
   std::vector<std::string_view> names;
@@ -250,7 +254,19 @@ Status Daemon::StartServing() {
 
   RegisterDaemonMethods(&view_, &dispatcher_);
   RegisterGpuMethods(&dispatcher_);
-  RegisterProfileMethods(&dispatcher_);
+  // A job's processes: those holding GPUs (the watch list) that resolve to it, and those
+  // registered with it over the IPC fabric.
+  RegisterProfileMethods(&dispatcher_, [this](const std::string& job_id) {
+    std::set<int> pids;
+    for (const WatchList::Entry& e : watch_list_->Snapshot(UnixNanos(), kWatchedProcessTtlNs)) {
+      auto info = resolver_->Resolve(e.pid);
+      if (info.ok() && info->job_id == job_id) pids.insert(e.pid);
+    }
+    if (tracing_) {
+      for (int pid : tracing_->RegisteredPidsOfJob(job_id)) pids.insert(pid);
+    }
+    return std::vector<int>(pids.begin(), pids.end());
+  });
   tracing_->RegisterMethods(&dispatcher_);
   if (Status root = tracing_->OpenTraceRoot(); !root.ok()) {
     VIGIL_LOG_ERROR("traces are refused until the trace root is fixed: {}", root.message());

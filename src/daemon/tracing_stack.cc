@@ -137,6 +137,12 @@ nlohmann::json TracingStack::RegisteredProcessesJson() const {
   return list;
 }
 
+std::vector<int> TracingStack::RegisteredPidsOfJob(const std::string& job_id) const {
+  std::vector<int> pids;
+  for (const RegisteredProcess& p : registry_->Match(job_id, {})) pids.push_back(p.host_pid);
+  return pids;
+}
+
 nlohmann::json TracingStack::UploadStatusJson() const {
   return uploader_ ? uploader_->StatusJson() : nlohmann::json(nullptr);
 }

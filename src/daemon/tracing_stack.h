@@ -57,6 +57,8 @@ class TracingStack {
   // namespace, uid, job id, what registered it (kineto, vigil_client), the trace it is busy with
   // and how long ago it last polled.
   nlohmann::json RegisteredProcessesJson() const;
+  // Host pids of the live processes registered with `job_id`.
+  std::vector<int> RegisteredPidsOfJob(const std::string& job_id) const;
 
  private:
   void Loop(std::stop_token stop);

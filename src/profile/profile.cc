@@ -45,4 +45,16 @@ void Profile::Add(const std::vector<int>& frame_ids, uint64_t count) {
   total_ += count;
 }
 
+void MergeProfileUnder(const std::string& root, const Profile& from, Profile* into) {
+  ProfileFrame frame;
+  frame.kind = FrameKind::kProcess;
+  frame.function = root;
+  const int root_id = into->Intern(frame);
+  for (const auto& [ids, count] : from.stacks()) {
+    std::vector<int> stack = {root_id};
+    for (int id : ids) stack.push_back(into->Intern(from.frames()[static_cast<size_t>(id)]));
+    into->Add(stack, count);
+  }
+}
+
 }  // namespace vigil

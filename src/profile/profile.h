@@ -62,4 +62,8 @@ class Profile {
   ProfileInfo info_;
 };
 
+// Adds every stack of `from` to `into` under a root frame named `root` (kind process): how the
+// profiles of several hosts are merged into one, each host's stacks under its name.
+void MergeProfileUnder(const std::string& root, const Profile& from, Profile* into);
+
 }  // namespace vigil

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "profile/profile_request.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/file_util.h"
@@ -86,8 +88,30 @@ StatusOr<int> ProcessOwnerUid(int pid, const std::string& proc_root) {
 }
 
 nlohmann::json RunProfileRequest(const nlohmann::json& request,
-                                 const std::function<Status(int pid)>& may_sample) {
-  StatusOr<ProfileSessionOptions> options = ParseProfileRequest(request);
+                                 const std::function<Status(int pid)>& may_sample,
+                                 const PidsOfJob& pids_of_job) {
+  nlohmann::json resolved = request;
+  if (request.contains("job_id")) {
+    const nlohmann::json& job = request["job_id"];
+    if (!job.is_string() || job.get<std::string>().empty() || job.get<std::string>().size() > 128) {
+      return {{"error", "profile: job_id must be a string of 1 to 128 characters"}};
+    }
+    const std::string id = job.get<std::string>();
+    std::vector<int> pids = pids_of_job ? pids_of_job(id) : std::vector<int>{};
+    if (pids.empty()) {
+      return {{"error", fmt::format("profile: no process of job {} is known on this host (it "
+                                    "holds no GPU and has not registered through Kineto or "
+                                    "libvigil_client)",
+                                    SanitizeForLog(id, 128))}};
+    }
+    nlohmann::json& list = resolved["pids"];
+    if (!list.is_array()) list = nlohmann::json::array();
+    for (int pid : pids) {
+      if (std::find(list.begin(), list.end(), pid) == list.end()) list.push_back(pid);
+    }
+    if (list.size() > kMaxPids) list.erase(list.begin() + kMaxPids, list.end());
+  }
+  StatusOr<ProfileSessionOptions> options = ParseProfileRequest(resolved);
   if (!options.ok()) {
     return {{"error", options.status().message()}};
   }

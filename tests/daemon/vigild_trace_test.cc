@@ -155,6 +155,53 @@ TEST(VigildTraceTest, NothingMatchedListsRegisteredProcesses) {
   EXPECT_NE(out.find(std::to_string(kJobId)), std::string::npos) << out;  // What is registered.
 }
 
+// `vigil trace --with-cpu-profile`: the daemon samples the traced job's processes over the
+// trace's window and the CLI writes the profile, which `vigil analyze --cpu-profile` reads.
+TEST(VigildTraceTest, WithCpuProfileSamplesTheTracedJobOverTheTracesWindow) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root: the daemon samples another process's stacks";
+  VigildProcess daemon;
+  ASSERT_TRUE(daemon.Spawn({}));
+  ASSERT_TRUE(daemon.WaitHealthy()) << daemon.Log();
+  testing_util::KinetoSpecClient kineto("vigil-kineto-cp-" + std::to_string(getpid()),
+                                        daemon.ipc_name());
+  ASSERT_TRUE(kineto.ok());
+  const auto pids = testing_util::OwnAncestorPids();
+  ASSERT_TRUE(kineto.Poll(kActivities, kJobId, pids).has_value()) << daemon.Log();
+  std::atomic<bool> stop{false};
+  std::thread poller([&] {  // Kineto's poll loop, and some CPU work to be sampled.
+    while (!stop) {
+      (void)kineto.Poll(kActivities, kJobId, pids);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+      volatile uint64_t x = 0;
+      while (std::chrono::steady_clock::now() < until) x = x + 1;
+    }
+  });
+  const std::string path = daemon.dir() + "/cpu.json";
+  std::string out;
+  const int64_t before_ms = UnixNanos() / kNanosPerMilli;
+  const int status =
+      RunVigilCli("trace --job-id " + std::to_string(kJobId) +
+                      " --duration-ms 1000 --start-delay-ms 500 --with-cpu-profile " + path +
+                      " --host " + daemon.rpc_target(),
+                  &out);
+  stop = true;
+  poller.join();
+  ASSERT_EQ(status, 0) << out << daemon.Log();
+  EXPECT_NE(out.find("cpu profile: "), std::string::npos) << out;
+  EXPECT_NE(out.find("written to " + path), std::string::npos) << out;
+  auto text = ReadSmallFile(path, 64 << 20);
+  ASSERT_TRUE(text.ok()) << text.status().ToString() << out;
+  auto profile = nlohmann::json::parse(*text, nullptr, false);
+  ASSERT_TRUE(profile.is_object()) << *text;
+  EXPECT_GT(profile["total_samples"].get<uint64_t>(), 0u) << *text;
+  EXPECT_NE(std::find(profile["pids"].begin(), profile["pids"].end(), getpid()),
+            profile["pids"].end())
+      << *text;
+  // It covered the trace's window: it started at the trace's start, after the delay.
+  EXPECT_GE(profile["start_unix_ns"].get<int64_t>() / kNanosPerMilli, before_ms + 400);
+  EXPECT_GE(profile["duration_ns"].get<int64_t>(), 900 * kNanosPerMilli);
+}
+
 // `vigil status` lists the registered processes (docs/protocols.md); --json has them too.
 TEST(VigildTraceTest, StatusListsTheRegisteredProcesses) {
   VigildProcess daemon;
