@@ -110,6 +110,19 @@ std::string RenderStatus(const nlohmann::json& s) {
                        FormatValue(JsonNumber(uploads, "queued")),
                        FormatBytes(JsonNumber(uploads, "bytes_sent")), JsonString(uploads, "url"));
   }
+  // Continuous CPU profiling (vigild --profile.continuous).
+  const nlohmann::json& cp = JsonObject(s, "continuous_profile");
+  if (!cp.empty()) {
+    out +=
+        cp.value("enabled", false)
+            ? fmt::format(
+                  "continuous profiling: on, {}, {} Hz (of {}), {} jobs, CPU {:.3f}% of a "
+                  "core (budget {:.3f}%)\n",
+                  JsonString(cp, "state"), FormatValue(JsonNumber(cp, "frequency_hz")),
+                  FormatValue(JsonNumber(cp, "configured_hz")), FormatValue(JsonNumber(cp, "jobs")),
+                  JsonNumber(cp, "last_window_cpu") * 100, JsonNumber(cp, "cpu_budget") * 100)
+            : "continuous profiling: off\n";
+  }
   // Processes registered over the IPC fabric (Kineto, libvigil_client).
   if (s.contains("registered_processes")) {
     TextTable procs({"PID", "JOB", "USER", "REGISTERED AS", "TRACE", "LAST POLL"});

@@ -176,6 +176,8 @@ nlohmann::json StatusJson(const DaemonView& view) {
   if (view.registered_processes) {
     out["registered_processes"] = view.registered_processes();
   }
+  out["continuous_profile"] =
+      view.profiler ? view.profiler->StatusJson() : nlohmann::json{{"enabled", false}};
   return out;
 }
 
@@ -286,6 +288,18 @@ HttpApi MakeHttpApi(const DaemonView* view) {
   };
   api.status = [view] { return StatusJson(*view); };
   api.health = [view] { return CheckHealth(*view); };
+  if (view->profiler != nullptr) {
+    const ContinuousProfiler* profiler = view->profiler;
+    api.profiles = [profiler] { return profiler->ListJson(); };
+    api.profile = [profiler](const std::string& job,
+                             const std::string& format) -> StatusOr<HttpContent> {
+      VIGIL_ASSIGN_OR_RETURN(RenderedProfile rendered,
+                             RenderRollingProfile(profiler->profiles(), job, format));
+      return HttpContent{.content_type = std::move(rendered.content_type),
+                         .body = std::move(rendered.body),
+                         .filename = std::move(rendered.filename)};
+    };
+  }
   return api;
 }
 

@@ -20,6 +20,7 @@
 
 #include "attribution/job_resolver.h"
 #include "collectors/watch_list.h"
+#include "daemon/continuous_profiler.h"
 #include "daemon/http_server.h"
 #include "daemon/scheduler.h"
 #include "metrics/series_store.h"
@@ -49,6 +50,7 @@ struct DaemonView {
   std::vector<std::string> static_reduced_features;      // Known at start.
   std::function<nlohmann::json()> trace_uploads;         // Null when traces are not uploaded.
   std::function<nlohmann::json()> registered_processes;  // Null without the IPC fabric.
+  const ContinuousProfiler* profiler = nullptr;          // Null when continuous mode is off.
   std::atomic<bool> stopping{false};
 };
 

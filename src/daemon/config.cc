@@ -249,6 +249,47 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
          VIGIL_ASSIGN_OR_RETURN(c->auto_trace.upload, AsBool(key, raw));
          return OkStatus();
        }},
+      {"profile.continuous",
+       [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
+         VIGIL_ASSIGN_OR_RETURN(c->profile.continuous, AsBool(key, raw));
+         return OkStatus();
+       }},
+      {"profile.frequency",
+       [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
+         VIGIL_ASSIGN_OR_RETURN(int64_t hz, AsInt(key, raw));
+         if (hz < 1 || hz > 1000) {
+           return BadValue(key, "a frequency in Hz from 1 to 1000");
+         }
+         c->profile.frequency_hz = hz;
+         return OkStatus();
+       }},
+      {"profile.window",
+       [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
+         VIGIL_ASSIGN_OR_RETURN(int64_t ns, AsDuration(key, raw));
+         if (ns < kNanosPerSecond || ns > 3600 * kNanosPerSecond) {
+           return BadValue(key, "a window from 1s to 1h");
+         }
+         c->profile.window_ns = ns;
+         return OkStatus();
+       }},
+      {"profile.keep",
+       [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
+         VIGIL_ASSIGN_OR_RETURN(int64_t keep, AsInt(key, raw));
+         if (keep < 1 || keep > 1440) {
+           return BadValue(key, "a number of windows from 1 to 1440");
+         }
+         c->profile.keep = keep;
+         return OkStatus();
+       }},
+      {"profile.cpu_budget",
+       [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
+         VIGIL_ASSIGN_OR_RETURN(double budget, AsRatio(key, raw));
+         if (budget <= 0) {
+           return BadValue(key, "a fraction of one core above 0, such as 0.005");
+         }
+         c->profile.cpu_budget = budget;
+         return OkStatus();
+       }},
       {"user", StringKey(&DaemonConfig::user)},
       {"seccomp",
        [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
@@ -381,7 +422,7 @@ Status ApplyConfigText(std::string_view text, std::string_view origin, DaemonCon
       } else {
         s = ApplyCollectorsTable(*node.as_table(), config);
       }
-    } else if (key == "auto_trace" && node.is_table()) {
+    } else if ((key == "auto_trace" || key == "profile") && node.is_table()) {
       for (const auto& [sub_key, value] : *node.as_table()) {
         const std::string full = key + "." + NormalizeKey(sub_key.str());
         auto raw = FromToml(full, value);

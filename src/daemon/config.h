@@ -45,6 +45,15 @@ struct AutoTraceConfig {
   bool upload = true;  // With --fleet-url: send these traces there to be analysed.
 };
 
+// Continuous CPU profiling in vigild ([profile] in the file, --profile.* flags), off by default.
+struct ContinuousProfileConfig {
+  bool continuous = false;
+  int64_t frequency_hz = 19;                 // Off the beat of 10 Hz and 100 Hz timers.
+  int64_t window_ns = 60 * kNanosPerSecond;  // One Profile per job per window...
+  int64_t keep = 10;                         // ...the last `keep` windows held.
+  double cpu_budget = 0.005;                 // Sampler CPU per second (0.5 % of one core).
+};
+
 // The sinks' keys (fleet_url, remote_write_url, jsonl, ...) come from the sink table's
 // SinkConfig (sinks/sink_config.h), so a new sink adds no field here.
 struct DaemonConfig : SinkConfig {
@@ -75,6 +84,7 @@ struct DaemonConfig : SinkConfig {
   std::string pmu_events = "default,software";  // perf_pmu: presets and events to count.
   std::vector<std::string> pmu_cgroups;         // perf_pmu: cgroups counted separately.
   AutoTraceConfig auto_trace;
+  ContinuousProfileConfig profile;
   std::string user;                 // Started as root: run as this user (docs/deployment.md).
   bool seccomp = true;              // Apply the system-call allow-list after start.
   bool strict_permissions = false;  // Refuse, not warn about, secret files others can read.

@@ -89,6 +89,35 @@ TEST(ConfigTest, BadValuesAndBadTomlAreErrors) {
   EXPECT_NE(syntax.message().find("broken.toml:1"), std::string::npos) << syntax.message();
 }
 
+TEST(ConfigTest, ContinuousProfilingIsOffByDefaultAndSetFromFileAndFlags) {
+  DaemonConfig c;
+  EXPECT_FALSE(c.profile.continuous);
+  EXPECT_EQ(c.profile.frequency_hz, 19);
+  EXPECT_EQ(c.profile.window_ns, 60 * kNanosPerSecond);
+  EXPECT_EQ(c.profile.keep, 10);
+  EXPECT_DOUBLE_EQ(c.profile.cpu_budget, 0.005);
+  ASSERT_TRUE(ApplyConfigText("[profile]\ncontinuous = true\nfrequency = 29\nwindow = \"30s\"\n"
+                              "keep = 4\ncpu_budget = 0.01\n",
+                              "x", &c)
+                  .ok());
+  EXPECT_TRUE(c.profile.continuous);
+  EXPECT_EQ(c.profile.frequency_hz, 29);
+  EXPECT_EQ(c.profile.window_ns, 30 * kNanosPerSecond);
+  EXPECT_EQ(c.profile.keep, 4);
+  EXPECT_DOUBLE_EQ(c.profile.cpu_budget, 0.01);
+  ASSERT_TRUE(ApplyOverride("profile.cpu-budget", "0.002", &c).ok());
+  ASSERT_TRUE(ApplyOverride("profile.window", "2s", &c).ok());
+  EXPECT_DOUBLE_EQ(c.profile.cpu_budget, 0.002);
+  EXPECT_EQ(c.profile.window_ns, 2 * kNanosPerSecond);
+  EXPECT_FALSE(ApplyOverride("profile.frequency", "0", &c).ok());
+  EXPECT_FALSE(ApplyOverride("profile.frequency", "5000", &c).ok());
+  EXPECT_FALSE(ApplyOverride("profile.window", "100ms", &c).ok());
+  EXPECT_FALSE(ApplyOverride("profile.keep", "0", &c).ok());
+  EXPECT_FALSE(ApplyOverride("profile.cpu_budget", "0", &c).ok());
+  EXPECT_FALSE(ApplyOverride("profile.cpu_budget", "2", &c).ok());
+  EXPECT_EQ(c.profile.frequency_hz, 29);  // Refused values change nothing.
+}
+
 TEST(ConfigTest, FlagsOverrideTheFile) {
   char templ[] = "/tmp/vigil-cfgXXXXXX";
   const std::string dir = mkdtemp(templ);

@@ -22,6 +22,7 @@
 #include "collectors/collector_options.h"
 #include "collectors/watch_list.h"
 #include "daemon/api.h"
+#include "daemon/continuous_profiler.h"
 #include "daemon/gpu_methods.h"
 #include "daemon/host_info.h"
 #include "daemon/http_server.h"
@@ -77,7 +78,8 @@ class Daemon {
   SeriesStore store_;
   std::shared_ptr<WatchList> watch_list_ = std::make_shared<WatchList>();
   std::shared_ptr<JobResolver> resolver_;
-  std::unique_ptr<TracingStack> tracing_;  // Outlives the scheduler and the RPC server.
+  std::unique_ptr<TracingStack> tracing_;         // Outlives the scheduler and the RPC server.
+  std::unique_ptr<ContinuousProfiler> profiler_;  // Null unless --profile.continuous.
   std::vector<std::unique_ptr<Sink>> sinks_;
   std::unique_ptr<Scheduler> scheduler_;
   DaemonView view_;
@@ -164,6 +166,19 @@ Status Daemon::Prepare() {
     tracing_ = std::make_unique<TracingStack>(config_, resolver_, watch_list_, &store_);
     view_.trace_uploads = [this] { return tracing_->UploadStatusJson(); };
     view_.registered_processes = [this] { return tracing_->RegisteredProcessesJson(); };
+    if (config_.profile.continuous) {
+      ContinuousProfilerOptions profiler_options;
+      profiler_options.frequency_hz = static_cast<int>(config_.profile.frequency_hz);
+      profiler_options.window_ns = config_.profile.window_ns;
+      profiler_options.keep = static_cast<size_t>(config_.profile.keep);
+      profiler_options.cpu_budget = config_.profile.cpu_budget;
+      profiler_options.proc_root = config_.proc_root;
+      profiler_ = std::make_unique<ContinuousProfiler>(profiler_options, watch_list_, resolver_);
+      view_.profiler = profiler_.get();
+      scheduler_->Add(
+          "continuous_profile", [this] { return profiler_->MakeCollector(); }, config_.interval_ns,
+          true);
+    }
     scheduler_->Add(
         "ipc_fabric", [this] { return tracing_->MakeCollector(); }, config_.interval_ns, true);
     scheduler_->Add(
@@ -333,6 +348,9 @@ void Daemon::Shutdown() {
   if (tracing_) {
     tracing_->Stop();
   }
+  if (profiler_) {
+    profiler_->Stop();  // Ends the window being sampled.
+  }
   if (scheduler_) {
     scheduler_->Stop();
   }
@@ -393,6 +411,9 @@ int Daemon::Main() {
       Shutdown();
       return 1;
     }
+  }
+  if (profiler_) {
+    profiler_->Start();  // Under the seccomp filter, as every other thread.
   }
   VIGIL_LOG_INFO("vigild {} ready: http=http://{}/metrics rpc={} unix={} pid={} user={}", kVersion,
                  view_.endpoints.http, view_.endpoints.rpc, view_.endpoints.unix_socket, view_.pid,

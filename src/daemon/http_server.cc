@@ -65,6 +65,30 @@ void HttpServer::AddRoutes() {
   server_->Get("/api/v1/status", [this](const httplib::Request&, httplib::Response& res) {
     ReplyJson(res, 200, api_.status());
   });
+  server_->Get("/api/v1/profiles", [this](const httplib::Request&, httplib::Response& res) {
+    if (!api_.profiles) {
+      ReplyError(res, 404, "continuous profiling is off (vigild --profile.continuous)");
+      return;
+    }
+    ReplyJson(res, 200, api_.profiles());
+  });
+  server_->Get(
+      R"(/api/v1/profiles/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
+        if (!api_.profile) {
+          ReplyError(res, 404, "continuous profiling is off (vigild --profile.continuous)");
+          return;
+        }
+        auto reply = api_.profile(req.matches[1].str(), Param(req, "format"));
+        if (!reply.ok()) {
+          ReplyError(res, reply.status().code() == StatusCode::kNotFound ? 404 : 400,
+                     reply.status().message());
+          return;
+        }
+        if (!reply->filename.empty()) {
+          res.set_header("Content-Disposition", "attachment; filename=\"" + reply->filename + "\"");
+        }
+        res.set_content(std::move(reply->body), reply->content_type);
+      });
   server_->Get("/api/v1/latest", [this](const httplib::Request& req, httplib::Response& res) {
     auto reply = api_.latest(Param(req, "selector"));
     if (!reply.ok()) {
@@ -109,7 +133,7 @@ void HttpServer::AddRoutes() {
     ReplyJson(res, 200, *reply);
   });
   server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (res.status == 404) {
+    if (res.status == 404 && res.body.empty()) {  // Routes' own 404s keep their message.
       ReplyError(res, 404, "no such endpoint: " + SanitizeForLog(req.path));
     }
   });

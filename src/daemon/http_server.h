@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // vigild's HTTP endpoint: GET /metrics (Prometheus text 0.0.4), /api/v1/latest, /api/v1/range,
-// /api/v1/status and /healthz (docs/protocols.md "HTTP API"). It owns routing, parameter parsing,
-// content types and error replies; what each endpoint answers comes from the HttpApi callbacks the
-// daemon supplies, so this file knows nothing of collectors or the store. It serves GET only and
-// refuses every request body and Content-Encoding before reading any of it; connections, deadlines
-// and per-client limits are the httpd layer's (httpd/guarded_server.h). Callbacks run on
-// connection threads and must be thread-safe. Start/Stop from one thread.
+// /api/v1/status, /api/v1/profiles[/<job>] and /healthz (docs/protocols.md "HTTP API"). It owns
+// routing, parameter parsing, content types and error replies; what each endpoint answers comes
+// from the HttpApi callbacks the daemon supplies, so this file knows nothing of collectors or the
+// store. It serves GET only and refuses every request body and Content-Encoding before reading any
+// of it; connections, deadlines and per-client limits are the httpd layer's
+// (httpd/guarded_server.h). Callbacks run on connection threads and must be thread-safe. Start/Stop
+// from one thread.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,13 @@
 
 namespace vigil {
 
+// A reply body other than JSON (a profile as folded text or gzipped pprof).
+struct HttpContent {
+  std::string content_type;
+  std::string body;
+  std::string filename;  // Sent as Content-Disposition: attachment when not empty.
+};
+
 struct HttpApi {
   // Prometheus text exposition of the newest value of every series.
   std::function<std::string()> metrics_text;
@@ -31,6 +39,10 @@ struct HttpApi {
   std::function<nlohmann::json()> status;
   // OK: /healthz answers 200 "ok"; otherwise 503 with the message.
   std::function<Status()> health;
+  // GET /api/v1/profiles: the jobs continuous profiling holds. Null when it is off (404).
+  std::function<nlohmann::json()> profiles;
+  // GET /api/v1/profiles/<job>?format=json|folded|pprof: NotFound answers 404, InvalidArgument 400.
+  std::function<StatusOr<HttpContent>(const std::string& job, const std::string& format)> profile;
 };
 
 struct HttpServerOptions {

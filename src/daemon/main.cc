@@ -52,6 +52,11 @@ constexpr ValueFlag kValueFlags[] = {
     {"--disable", "disable", "Comma-separated collectors to switch off"},
     {"--user", "user", "Started as root: run as this user, keeping only needed capabilities"},
     {"--seccomp", "seccomp", "true|false: system-call allow-list after start (true)"},
+    {"--profile.frequency", "profile.frequency", "Continuous profiling: samples/s per thread (19)"},
+    {"--profile.window", "profile.window", "Continuous profiling: window length (60s)"},
+    {"--profile.keep", "profile.keep", "Continuous profiling: windows kept per job (10)"},
+    {"--profile.cpu-budget", "profile.cpu_budget",
+     "Continuous profiling: sampler CPU as a fraction of one core (0.005)"},
 };
 
 // Secret files are checked before they are read (docs/deployment.md "Least privilege"), then every
@@ -114,6 +119,10 @@ int main(int argc, char** argv) {
   CLI::Option* strict_opt = app.add_flag("--strict-permissions", strict,
                                          "Refuse secret files that group or others can read");
   vigil::daemon::ConfigOverrides collector_overrides;
+  app.add_flag_callback(
+      "--profile.continuous",
+      [&collector_overrides] { collector_overrides.emplace_back("profile.continuous", "true"); },
+      "Sample the processes holding GPUs continuously, per job, over /api/v1/profiles (off)");
   for (const vigil::CollectorInfo* info : vigil::AllCollectors()) {
     const std::string name(info->name);
     app.add_flag_callback(

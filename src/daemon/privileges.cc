@@ -28,6 +28,8 @@ constexpr CapabilityNeed kTable[] = {
     {"bpf_cuda", CAP_SYS_PTRACE, "read /proc/PID/maps and follow /proc/PID/root of CUDA processes"},
     {"bpf_cuda", CAP_DAC_READ_SEARCH, "read CUDA libraries inside containers (/proc/PID/root)"},
     // Every GPU-holding process is attributed to its job, partly from its environment.
+    {"continuous_profile", CAP_PERFMON, "sample the stacks of processes holding GPUs"},
+    {"continuous_profile", CAP_SYS_PTRACE, "read their maps and Python frames (process_vm_readv)"},
     {"gpu_devices", CAP_SYS_PTRACE, "read /proc/PID/environ of GPU processes for job attribution"},
     {"perf_pmu", CAP_PERFMON, "open CPU PMU events for every CPU and process"},
     {"privileged_port", CAP_NET_BIND_SERVICE, "listen on an RPC or HTTP port below 1024"},
@@ -80,6 +82,9 @@ std::vector<std::string> EnabledFeatures(const DaemonConfig& config,
   std::vector<std::string> features(enabled_collectors.begin(), enabled_collectors.end());
   if (!config.once) {
     features.emplace_back("tracing");
+  }
+  if (!config.once && config.profile.continuous) {
+    features.emplace_back("continuous_profile");
   }
   if (PrivilegedPort(config.rpc_listen) || PrivilegedPort(config.http_listen)) {
     features.emplace_back("privileged_port");

@@ -56,6 +56,19 @@ TEST(PrivilegesTest, PortBelow1024AndFutureBpfCollectorsAddTheirCapabilities) {
             "cap_dac_read_search,cap_net_bind_service,cap_sys_ptrace,cap_perfmon,cap_bpf");
 }
 
+TEST(PrivilegesTest, ContinuousProfilingKeepsPerfmonAndPtrace) {
+  DaemonConfig config;
+  config.once = true;
+  config.profile.continuous = true;
+  EXPECT_EQ(PlanPrivileges(EnabledFeatures(config, {})).keep, 0u);  // --once samples nothing.
+  config.once = false;
+
+  const PrivilegePlan plan = PlanPrivileges(EnabledFeatures(config, {}));
+
+  EXPECT_EQ(FormatCapabilities(plan.keep),
+            "cap_chown,cap_dac_read_search,cap_sys_ptrace,cap_perfmon");
+}
+
 TEST(PrivilegesTest, TableRowsAreSortedAndExplained) {
   std::string_view previous;
   for (const CapabilityNeed& need : CapabilityTable()) {
