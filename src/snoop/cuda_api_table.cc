@@ -50,6 +50,21 @@ constexpr api_spec FuncName(vs_u8 out, vs_u8 name) {
   s.check_rc = 1;
   return s;
 }
+// An allocation whose device is argument `device` (`bytes` wide) rather than the thread's.
+constexpr api_spec AllocOn(vs_domain domain, vs_u8 out, vs_u8 size, vs_u8 device, vs_u8 bytes) {
+  api_spec s = Alloc(domain, out, size, false);
+  s.arg_device = device;
+  s.device_bytes = bytes;
+  return s;
+}
+// cudaSetDevice(int device): later runtime and driver allocations of the thread go there.
+constexpr api_spec SetDevice() {
+  api_spec s = Spec(VS_CLASS_SET_DEVICE);
+  s.arg_device = 1;
+  s.device_bytes = 4;
+  s.check_rc = 1;
+  return s;
+}
 // cuMemMap / cuMemUnmap: bytes in the second argument.
 constexpr api_spec MapCall(vs_class klass) {
   api_spec s = Spec(klass);
@@ -94,6 +109,8 @@ constexpr auto kApis = std::to_array<CudaApi>({
     {"cudaFreeAsync", "cudaFreeAsync", kRt, Free(VS_DOMAIN_DEVICE, 1)},
     {"cudaFreeAsync_ptsz", "cudaFreeAsync", kRt, Free(VS_DOMAIN_DEVICE, 1)},
     {"cudaFreeHost", "cudaFreeHost", kRt, Free(VS_DOMAIN_HOST, 1)},
+    // cudaSetDevice(int device)
+    {"cudaSetDevice", "cudaSetDevice", kRt, SetDevice()},
     // cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)
     {"cudaMemcpy", "cudaMemcpy", kRt, Copy(VS_COPY_FROM_ARG, 3, 4)},
     {"cudaMemcpy_ptds", "cudaMemcpy", kRt, Copy(VS_COPY_FROM_ARG, 3, 4)},
@@ -154,9 +171,9 @@ constexpr auto kApis = std::to_array<CudaApi>({
     // first argument is `this`). malloc(void** devPtr, c10::DeviceIndex device, size_t size,
     // cudaStream_t stream); PyTorch before 2.1 had `int device`.
     {VS_C10_ALLOCATOR "6mallocEPPvamP11CUstream_st", "CUDACachingAllocator::malloc", kC10,
-     Alloc(VS_DOMAIN_FRAMEWORK, 2, 4, false)},
+     AllocOn(VS_DOMAIN_FRAMEWORK, 2, 4, 3, 1)},
     {VS_C10_ALLOCATOR "6mallocEPPvimP11CUstream_st", "CUDACachingAllocator::malloc", kC10,
-     Alloc(VS_DOMAIN_FRAMEWORK, 2, 4, false)},
+     AllocOn(VS_DOMAIN_FRAMEWORK, 2, 4, 3, 4)},
     {VS_C10_ALLOCATOR "4freeEPv", "CUDACachingAllocator::free", kC10, Free(VS_DOMAIN_FRAMEWORK, 2)},
     // void* raw_alloc(size_t nbytes); raw_alloc_with_stream(size_t nbytes, cudaStream_t)
     {VS_C10_ALLOCATOR "9raw_allocEm", "CUDACachingAllocator::raw_alloc", kC10,

@@ -47,6 +47,7 @@ cudaError_t cudaMalloc(void** devPtr, size_t size);
 cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream);
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags);
 cudaError_t cudaMallocHost(void** ptr, size_t size);
+cudaError_t cudaSetDevice(int device);
 cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags);
 cudaError_t cudaFree(void* devPtr);
 cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream);
@@ -256,6 +257,18 @@ NOINLINE void driver_memory() {
   Check(cuMemRelease(handle), "cuMemRelease");
 }
 
+// On device 1, then back on device 0 (the numbers in workload_plan.h).
+NOINLINE void second_device() {
+  using namespace vigil::snoop::plan;
+  Check(cudaSetDevice(1), "cudaSetDevice");
+  void* temp = nullptr;
+  Check(cudaMalloc(&temp, kDevice1TempBytes), "cudaMalloc");
+  void* kept = nullptr;
+  Check(cudaMalloc(&kept, kDevice1Bytes), "cudaMalloc");
+  Check(cudaFree(temp), "cudaFree");
+  Check(cudaSetDevice(0), "cudaSetDevice");
+}
+
 NOINLINE void copies() {
   using namespace vigil::snoop::plan;
   void* pinned = nullptr;
@@ -305,6 +318,9 @@ NOINLINE void framework_allocs() {
   void* raw2 = allocator.raw_alloc(3000);
   allocator.raw_delete(raw1);
   (void)raw2;
+  void* on1[vigil::snoop::plan::kFrameworkDevice1Allocations];
+  for (void*& p : on1) allocator.malloc(&p, 1, 1000, nullptr);
+  allocator.free(on1[0]);
 }
 #endif
 
@@ -315,6 +331,7 @@ void RunAll() {
   leak_activations();
   temp_buffers();
   driver_memory();
+  second_device();
 #ifndef WORKLOAD_STATIC_CUDART
   framework_allocs();
 #endif
