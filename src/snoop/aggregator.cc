@@ -100,9 +100,8 @@ MemoryView& ViewOf(ProcessSummary& p, uint32_t domain) {
 
 // The view's row for `device`, kept ascending.
 DeviceMemory& DeviceOf(MemoryView& v, uint32_t device) {
-  auto it = std::lower_bound(
-      v.by_device.begin(), v.by_device.end(), static_cast<int>(device),
-      [](const DeviceMemory& d, int want) { return d.device < want; });
+  auto it = std::lower_bound(v.by_device.begin(), v.by_device.end(), static_cast<int>(device),
+                             [](const DeviceMemory& d, int want) { return d.device < want; });
   if (it == v.by_device.end() || it->device != static_cast<int>(device)) {
     it = v.by_device.insert(it, DeviceMemory{});
     it->device = static_cast<int>(device);

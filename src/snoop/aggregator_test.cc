@@ -88,17 +88,17 @@ TEST(Aggregator, MemoryViewsLeaksByAgeAndStackAndPinnedHostApart) {
   dev.current = 3000;
   dev.peak = 4000;
   dev.hist[10] = 4;
-  c.memory.push_back({{7, VS_DOMAIN_DEVICE}, dev});
+  c.memory.push_back({{7, VS_DOMAIN_DEVICE, 0}, dev});
   mem_stats host{};
   host.allocations = 1;
   host.current = 512;
   host.peak = 512;
-  c.memory.push_back({{7, VS_DOMAIN_HOST}, host});
+  c.memory.push_back({{7, VS_DOMAIN_HOST, 0}, host});
   mem_stats fw{};
   fw.allocations = 2;
   fw.current = 100;
   fw.peak = 100;
-  c.memory.push_back({{7, VS_DOMAIN_FRAMEWORK}, fw});
+  c.memory.push_back({{7, VS_DOMAIN_FRAMEWORK, 0}, fw});
   uint32_t malloc_api = Api("cudaMalloc");
   // Two old allocations from stack 5, one young one from stack 6, one old pinned (not a leak).
   c.outstanding.push_back({{7, VS_DOMAIN_DEVICE, 0x1000}, {1000, 100, 5, malloc_api, 0}});

@@ -74,8 +74,8 @@ struct api_spec {
   vs_u8 arg_dst;  /* COPY: destination, source (for the pinned check). */
   vs_u8 arg_src;
   vs_u8 copy_kind;
-  vs_u8 check_rc; /* ALLOC / FUNC_NAME / SET_DEVICE: only a 0 return value counts. */
-  vs_u8 arg_device; /* ALLOC: the device index (0: the thread's current device); SET_DEVICE. */
+  vs_u8 check_rc;     /* ALLOC / FUNC_NAME / SET_DEVICE: only a 0 return value counts. */
+  vs_u8 arg_device;   /* ALLOC: the device index (0: the thread's current device); SET_DEVICE. */
   vs_u8 device_bytes; /* arg_device's width: 1 (c10::DeviceIndex, int8_t) or 4 (int). */
 };
 
@@ -121,9 +121,9 @@ struct inflight_key {
 
 struct inflight {
   vs_u64 start_ns;
-  vs_u64 out;  /* ALLOC / FUNC_NAME: the out-pointer. */
-  vs_u64 size; /* ALLOC: the size asked for. */
-  vs_u64 name; /* FUNC_NAME: the name pointer. */
+  vs_u64 out;    /* ALLOC / FUNC_NAME: the out-pointer. */
+  vs_u64 size;   /* ALLOC: the size asked for. */
+  vs_u64 name;   /* FUNC_NAME: the name pointer. */
   vs_u32 device; /* ALLOC: the device allocated on; SET_DEVICE: the device asked for. */
   vs_u32 pad;
 };

@@ -72,6 +72,12 @@ inline constexpr int kDevice1Frees = 1;
 inline constexpr size_t kDevice1Outstanding = kDevice1Bytes;
 inline constexpr size_t kDevice1Peak = kDevice1Bytes + kDevice1TempBytes;
 
+// The driver view's totals over both devices, with the caching allocator (its device-1 segment).
+inline constexpr int kAllDevicesAllocations = kDeviceAllocations + kDevice1Allocations + 1;
+inline constexpr int kAllDevicesFrees = kDeviceFrees + kDevice1Frees;
+inline constexpr size_t kAllDevicesOutstanding =
+    kDeviceOutstanding + kDevice1Outstanding + kSegmentBytes;
+
 // Pinned host memory: cudaMallocHost(16384) and cudaHostAlloc(8192), freed at the end.
 inline constexpr size_t kPinnedBytes = 16384;
 inline constexpr size_t kHostAllocBytes = 8192;

@@ -4,7 +4,8 @@
 // (labels comm plus the job labels of the pid's attribution, resolved once per pid) so PIDs stay
 // out of labels. Counters stay monotonic when processes come and go: a process that leaves the
 // snapshot keeps its last counts in its group; the device-memory gauge (per CUDA device) counts
-// live processes only, and stays at 0 for a device a group used before. Not thread-safe (the collector's sequence owns it).
+// live processes only, and stays at 0 for a device a group used before. Not thread-safe (the
+// collector's sequence owns it).
 #pragma once
 
 #include <functional>
