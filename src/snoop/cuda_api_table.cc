@@ -65,6 +65,22 @@ constexpr api_spec SetDevice() {
   s.check_rc = 1;
   return s;
 }
+// A call that creates or retains a CUcontext (written through `out`) on device `device`.
+constexpr api_spec CtxNew(vs_u8 out, vs_u8 device, bool make_current) {
+  api_spec s = Spec(VS_CLASS_CTX_NEW);
+  s.arg_out = out;
+  s.arg_device = device;
+  s.device_bytes = 4;
+  s.check_rc = 1;
+  s.make_current = make_current ? 1 : 0;
+  return s;
+}
+// cuCtxSetCurrent(CUcontext ctx): the thread's allocations go to the context's device.
+constexpr api_spec CtxSet() {
+  api_spec s = Spec(VS_CLASS_CTX_SET);
+  s.arg_addr = 1;
+  return s;
+}
 // cuMemMap / cuMemUnmap: bytes in the second argument.
 constexpr api_spec MapCall(vs_class klass) {
   api_spec s = Spec(klass);
@@ -132,6 +148,11 @@ constexpr auto kApis = std::to_array<CudaApi>({
     {"cuStreamSynchronize_ptsz", "cuStreamSynchronize", kDrv, Sync()},
     {"cuEventSynchronize", "cuEventSynchronize", kDrv, Sync()},
     {"cuStreamWaitEvent", "cuStreamWaitEvent", kDrv, Sync()},
+    // cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev); cuCtxCreate_v2(CUcontext* pctx,
+    // unsigned int flags, CUdevice dev), which also makes it current; cuCtxSetCurrent(ctx).
+    {"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain", kDrv, CtxNew(1, 2, false)},
+    {"cuCtxCreate_v2", "cuCtxCreate_v2", kDrv, CtxNew(1, 3, true)},
+    {"cuCtxSetCurrent", "cuCtxSetCurrent", kDrv, CtxSet()},
     // cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize); cuMemFree_v2(CUdeviceptr dptr)
     {"cuMemAlloc_v2", "cuMemAlloc_v2", kDrv, Alloc(VS_DOMAIN_DEVICE, 1, 2, true)},
     {"cuMemAlloc", "cuMemAlloc", kDrv, Alloc(VS_DOMAIN_DEVICE, 1, 2, true)},

@@ -38,6 +38,13 @@ TEST(CudaApiTable, SymbolsAreUniqueAndArgumentsInRange) {
         EXPECT_EQ(s.arg_device, 1) << api.symbol;
         EXPECT_EQ(s.device_bytes, 4) << api.symbol;
         break;
+      case VS_CLASS_CTX_NEW:
+        EXPECT_GE(s.arg_out, 1) << api.symbol;
+        EXPECT_GE(s.arg_device, 1) << api.symbol;
+        break;
+      case VS_CLASS_CTX_SET:
+        EXPECT_GE(s.arg_addr, 1) << api.symbol;
+        break;
       case VS_CLASS_FUNC_NAME:
         EXPECT_GE(s.arg_out, 1) << api.symbol;
         EXPECT_GE(s.arg_name, 1) << api.symbol;
@@ -72,6 +79,7 @@ TEST(CudaApiTable, EveryIssueApiIsTraced) {
                                 "cudaHostAlloc",
                                 "cudaFreeHost",
                                 "cudaSetDevice",
+                                "cuCtxSetCurrent",
                                 "cuMemAlloc_v2",
                                 "cuMemFree_v2",
                                 "cuMemCreate",

@@ -88,6 +88,14 @@ struct {
   __type(value, __u32);
 } thread_devices SEC(".maps");
 
+// The device of each CUcontext a traced process created or retained.
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, struct ctx_key);
+  __type(value, __u32);
+} ctx_devices SEC(".maps");
+
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 4096);
@@ -283,6 +291,15 @@ static __always_inline __u32 alloc_device(struct pt_regs* ctx, const volatile st
   return d > VS_MAX_DEVICE ? VS_MAX_DEVICE : (__u32)d;
 }
 
+static __always_inline void set_thread_device(__u64 pid_tgid, __u32 device) {
+  struct thread_key k = {.pid = pid_tgid >> 32, .tid = (__u32)pid_tgid};
+  if (bpf_map_update_elem(&thread_devices, &k, &device, BPF_ANY) != 0) bump(VS_CTR_MAP_FULL);
+}
+
+static __always_inline __u32 clamp_device(__s32 d) {
+  return d < 0 ? 0 : (d > VS_MAX_DEVICE ? VS_MAX_DEVICE : (__u32)d);
+}
+
 static __always_inline struct mem_stats* mem_of(__u32 pid, __u32 domain, __u32 device) {
   struct mem_key k = {.pid = pid, .domain = domain, .device = device};
   struct mem_stats* m = bpf_map_lookup_elem(&memory, &k);
@@ -319,7 +336,7 @@ int vs_entry(struct pt_regs* ctx) {
   __u64 cookie = bpf_get_attach_cookie(ctx);
   // Frees and device switches are never sampled out: each one moves later figures.
   bool keep = cookie < VS_MAX_APIS && (specs[cookie].klass == VS_CLASS_FREE ||
-                                       specs[cookie].klass == VS_CLASS_SET_DEVICE);
+                                       specs[cookie].klass >= VS_CLASS_SET_DEVICE);
   const volatile struct api_spec* s = begin(ctx, &api, keep);
   if (!s) return 0;
   __u64 id = bpf_get_current_pid_tgid();
@@ -360,6 +377,12 @@ int vs_entry(struct pt_regs* ctx) {
     emit(api, klass, bpf_ktime_get_ns(), 0, 0, bytes, 0, kind, host);
     return 0;
   }
+  if (klass == VS_CLASS_CTX_SET) {
+    struct ctx_key ck = {.pid = pid, .ctx = arg(ctx, s->arg_addr)};
+    __u32* d = bpf_map_lookup_elem(&ctx_devices, &ck);
+    if (d) set_thread_device(id, *d);  // A context created before tracing: unknown, kept.
+    return 0;
+  }
   if (klass == VS_CLASS_MAP || klass == VS_CLASS_UNMAP) {
     struct mem_stats* m = mem_of(pid, VS_DOMAIN_DEVICE, thread_device(id));
     __s64 bytes = (__s64)arg(ctx, s->arg_size);
@@ -376,8 +399,10 @@ int vs_entry(struct pt_regs* ctx) {
     f.name = arg(ctx, s->arg_name);
     if (klass == VS_CLASS_ALLOC) f.device = alloc_device(ctx, s, id);
   } else if (klass == VS_CLASS_SET_DEVICE) {
-    __s32 d = (__s32)arg(ctx, s->arg_device);
-    f.device = d < 0 ? 0 : (d > VS_MAX_DEVICE ? VS_MAX_DEVICE : (__u32)d);
+    f.device = clamp_device((__s32)arg(ctx, s->arg_device));
+  } else if (klass == VS_CLASS_CTX_NEW) {
+    f.out = arg(ctx, s->arg_out);
+    f.device = clamp_device((__s32)arg(ctx, s->arg_device));
   }
   if (bpf_map_update_elem(&inflights, &k, &f, BPF_ANY) != 0) bump(VS_CTR_MAP_FULL);
   return 0;
@@ -464,10 +489,14 @@ static __always_inline void finish_func_name(__u32 pid, struct inflight* f) {
   if (n) bpf_probe_read_user_str(n->name, sizeof(n->name), (void*)f->name);
 }
 
-static __always_inline void finish_set_device(__u64 pid_tgid, struct inflight* f) {
-  struct thread_key k = {.pid = pid_tgid >> 32, .tid = (__u32)pid_tgid};
+static __always_inline void finish_ctx_new(__u64 pid_tgid, const volatile struct api_spec* s,
+                                           struct inflight* f) {
+  __u64 handle = 0;
+  if (bpf_probe_read_user(&handle, sizeof(handle), (void*)f->out) != 0 || handle == 0) return;
+  struct ctx_key k = {.pid = pid_tgid >> 32, .ctx = handle};
   __u32 device = f->device;
-  if (bpf_map_update_elem(&thread_devices, &k, &device, BPF_ANY) != 0) bump(VS_CTR_MAP_FULL);
+  if (bpf_map_update_elem(&ctx_devices, &k, &device, BPF_ANY) != 0) bump(VS_CTR_MAP_FULL);
+  if (s->make_current) set_thread_device(pid_tgid, device);
 }
 
 SEC("uretprobe")
@@ -489,7 +518,8 @@ int vs_return(struct pt_regs* ctx) {
     case VS_CLASS_SYNC: finish_sync(ctx, api, pid, &f); break;
     case VS_CLASS_ALLOC: finish_alloc(ctx, api, pid, s, &f); break;
     case VS_CLASS_FUNC_NAME: finish_func_name(pid, &f); break;
-    case VS_CLASS_SET_DEVICE: finish_set_device(id, &f); break;
+    case VS_CLASS_SET_DEVICE: set_thread_device(id, f.device); break;
+    case VS_CLASS_CTX_NEW: finish_ctx_new(id, s, &f); break;
     default: break;
   }
   return 0;

@@ -37,6 +37,9 @@ enum vs_class {
   VS_CLASS_MAP = 8,          /* cuMemMap: arg_size bytes mapped. */
   VS_CLASS_UNMAP = 9,        /* cuMemUnmap: arg_size bytes unmapped. */
   VS_CLASS_SET_DEVICE = 10,  /* cudaSetDevice: on a 0 return, arg_device is the thread's device. */
+  VS_CLASS_CTX_NEW = 11,     /* Return: *arg_out is a CUcontext on device arg_device; with
+                                make_current, it is now the thread's context. */
+  VS_CLASS_CTX_SET = 12,     /* Entry: the context arg_addr becomes the thread's (its device). */
 };
 
 /* Memory domains (alloc/free specs; outstanding key). */
@@ -77,6 +80,7 @@ struct api_spec {
   vs_u8 check_rc;     /* ALLOC / FUNC_NAME / SET_DEVICE: only a 0 return value counts. */
   vs_u8 arg_device;   /* ALLOC: the device index (0: the thread's current device); SET_DEVICE. */
   vs_u8 device_bytes; /* arg_device's width: 1 (c10::DeviceIndex, int8_t) or 4 (int). */
+  vs_u8 make_current; /* CTX_NEW: the call makes the new context current (cuCtxCreate). */
 };
 
 struct stack_frames {
@@ -146,6 +150,13 @@ struct alloc_info {
   vs_s64 stack_id;
   vs_u32 api;
   vs_u32 device; /* So a free is taken off the device it was allocated on. */
+};
+
+/* A driver context's device, from the call that created or retained it. */
+struct ctx_key {
+  vs_u32 pid;
+  vs_u32 pad;
+  vs_u64 ctx;
 };
 
 /* Pinned host memory (VS_DOMAIN_HOST) is always device 0. */

@@ -26,6 +26,7 @@ struct ProbeMapFds {
   int counters = -1;
   int inflights = -1;
   int thread_devices = -1;
+  int ctx_devices = -1;
 };
 
 struct MapContents {

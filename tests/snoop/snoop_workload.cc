@@ -86,6 +86,9 @@ CUresult cuCtxSynchronize(void);
 CUresult cuStreamSynchronize(CUstream hStream);
 CUresult cuEventSynchronize(CUevent hEvent);
 CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize);
+typedef struct CUctx_st* CUcontext;
+CUresult cuDevicePrimaryCtxRetain(CUcontext* pctx, int dev);
+CUresult cuCtxSetCurrent(CUcontext ctx);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size,
                      const CUmemAllocationProp* prop, unsigned long long flags);
@@ -267,6 +270,15 @@ NOINLINE void second_device() {
   Check(cudaMalloc(&kept, kDevice1Bytes), "cudaMalloc");
   Check(cudaFree(temp), "cudaFree");
   Check(cudaSetDevice(0), "cudaSetDevice");
+  // The driver's way: device 1's primary context made current, then device 0's again.
+  CUcontext ctx0 = nullptr;
+  CUcontext ctx1 = nullptr;
+  Check(cuDevicePrimaryCtxRetain(&ctx0, 0), "cuDevicePrimaryCtxRetain");
+  Check(cuDevicePrimaryCtxRetain(&ctx1, 1), "cuDevicePrimaryCtxRetain");
+  Check(cuCtxSetCurrent(ctx1), "cuCtxSetCurrent");
+  CUdeviceptr driver_kept = 0;
+  Check(cuMemAlloc_v2(&driver_kept, kDriverDevice1Bytes), "cuMemAlloc_v2");
+  Check(cuCtxSetCurrent(ctx0), "cuCtxSetCurrent");
 }
 
 NOINLINE void copies() {

@@ -62,14 +62,16 @@ inline constexpr size_t kDeviceOutstanding =
 inline constexpr size_t kDevicePeak = kDeviceOutstanding + kTempBytes;
 
 // Device 1 (second_device(), after cudaSetDevice(1)): a temporary cudaMalloc freed after a kept
-// one; the caching allocator then takes a segment there for its device-1 blocks.
+// one; then, with device 1's primary context current (cuCtxSetCurrent), a kept cuMemAlloc_v2;
+// the caching allocator then takes a segment there for its device-1 blocks.
 inline constexpr size_t kDevice1TempBytes = 65536;
 inline constexpr size_t kDevice1Bytes = 262144;
-inline constexpr int kDevice1Allocations = 2;  // Plus the segment with the caching allocator.
+inline constexpr size_t kDriverDevice1Bytes = 16384;
+inline constexpr int kDevice1Allocations = 3;  // Plus the segment with the caching allocator.
 inline constexpr int kDevice1Frees = 1;
 // Without the caching allocator; its segment adds kSegmentBytes to both (the temporary one is
-// gone before the segment is taken).
-inline constexpr size_t kDevice1Outstanding = kDevice1Bytes;
+// gone before the segment is taken, and before the driver allocation, which is smaller).
+inline constexpr size_t kDevice1Outstanding = kDevice1Bytes + kDriverDevice1Bytes;
 inline constexpr size_t kDevice1Peak = kDevice1Bytes + kDevice1TempBytes;
 
 // The driver view's totals over both devices, with the caching allocator (its device-1 segment).
