@@ -98,24 +98,52 @@ MemoryView& ViewOf(ProcessSummary& p, uint32_t domain) {
   return p.memory;
 }
 
+// The view's row for `device`, kept ascending.
+DeviceMemory& DeviceOf(MemoryView& v, uint32_t device) {
+  auto it = std::lower_bound(v.by_device.begin(), v.by_device.end(), static_cast<int>(device),
+                             [](const DeviceMemory& d, int want) { return d.device < want; });
+  if (it == v.by_device.end() || it->device != static_cast<int>(device)) {
+    it = v.by_device.insert(it, DeviceMemory{});
+    it->device = static_cast<int>(device);
+  }
+  return *it;
+}
+
+uint64_t NonNegative(int64_t v) { return static_cast<uint64_t>(std::max<int64_t>(v, 0)); }
+
 void AddMemory(const MapContents& c, NameResolver& names, const AggregateOptions& o,
                std::map<uint32_t, ProcessSummary>& out) {
+  // One entry per (pid, domain, device); a view's totals are the sums over its devices.
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<uint64_t>> hists;
   for (const auto& [k, m] : c.memory) {
     ProcessSummary& p = out[k.pid];
     if (k.domain == VS_DOMAIN_HOST) {
-      p.memory.host_outstanding_bytes = static_cast<uint64_t>(std::max<int64_t>(m.current, 0));
-      p.memory.host_peak_bytes = static_cast<uint64_t>(std::max<int64_t>(m.peak, 0));
-      p.memory.mapped_bytes += static_cast<uint64_t>(std::max<int64_t>(m.mapped, 0));
+      p.memory.host_outstanding_bytes += NonNegative(m.current);
+      p.memory.host_peak_bytes += NonNegative(m.peak);
+      p.memory.mapped_bytes += NonNegative(m.mapped);
       continue;
     }
     MemoryView& v = ViewOf(p, k.domain);
-    v.allocations = m.allocations;
-    v.frees = m.frees;
-    v.outstanding_bytes = static_cast<uint64_t>(std::max<int64_t>(m.current, 0));
-    v.peak_bytes = static_cast<uint64_t>(std::max<int64_t>(m.peak, 0));
-    v.mapped_bytes = static_cast<uint64_t>(std::max<int64_t>(m.mapped, 0));
+    v.allocations += m.allocations;
+    v.frees += m.frees;
+    v.outstanding_bytes += NonNegative(m.current);
+    v.peak_bytes += NonNegative(m.peak);
+    v.mapped_bytes += NonNegative(m.mapped);
+    if (m.allocations > 0 || m.frees > 0 || m.current != 0 || m.peak != 0) {
+      DeviceMemory& d = DeviceOf(v, k.device);
+      d.allocations += m.allocations;
+      d.frees += m.frees;
+      d.outstanding_bytes += NonNegative(m.current);
+      d.peak_bytes += NonNegative(m.peak);
+    }
+    std::vector<uint64_t>& h = hists[{k.pid, k.domain}];
+    h.resize(VS_HIST_BUCKETS);
+    for (int b = 0; b < VS_HIST_BUCKETS; ++b) h[b] += m.hist[b];
+  }
+  for (const auto& [key, h] : hists) {
+    MemoryView& v = ViewOf(out[key.first], key.second);
     for (int b = 0; b < VS_HIST_BUCKETS; ++b) {
-      if (m.hist[b]) v.size_histogram.push_back({uint64_t{1} << b, m.hist[b]});
+      if (h[b]) v.size_histogram.push_back({uint64_t{1} << b, h[b]});
     }
   }
   // Leak candidates: outstanding allocations older than the leak age, by (domain, api, stack).

@@ -88,17 +88,17 @@ TEST(Aggregator, MemoryViewsLeaksByAgeAndStackAndPinnedHostApart) {
   dev.current = 3000;
   dev.peak = 4000;
   dev.hist[10] = 4;
-  c.memory.push_back({{7, VS_DOMAIN_DEVICE}, dev});
+  c.memory.push_back({{7, VS_DOMAIN_DEVICE, 0}, dev});
   mem_stats host{};
   host.allocations = 1;
   host.current = 512;
   host.peak = 512;
-  c.memory.push_back({{7, VS_DOMAIN_HOST}, host});
+  c.memory.push_back({{7, VS_DOMAIN_HOST, 0}, host});
   mem_stats fw{};
   fw.allocations = 2;
   fw.current = 100;
   fw.peak = 100;
-  c.memory.push_back({{7, VS_DOMAIN_FRAMEWORK}, fw});
+  c.memory.push_back({{7, VS_DOMAIN_FRAMEWORK, 0}, fw});
   uint32_t malloc_api = Api("cudaMalloc");
   // Two old allocations from stack 5, one young one from stack 6, one old pinned (not a leak).
   c.outstanding.push_back({{7, VS_DOMAIN_DEVICE, 0x1000}, {1000, 100, 5, malloc_api, 0}});
@@ -124,6 +124,54 @@ TEST(Aggregator, MemoryViewsLeaksByAgeAndStackAndPinnedHostApart) {
   EXPECT_EQ(p.memory.leaks[0].stack.frames[0], "frame5 (exe)");
   EXPECT_TRUE(p.has_framework_memory);
   EXPECT_EQ(p.framework_memory.outstanding_bytes, 100u);
+}
+
+TEST(Aggregator, MemoryPerDeviceSummedIntoTheTotals) {
+  MapContents c;
+  mem_stats d0{};
+  d0.allocations = 3;
+  d0.frees = 1;
+  d0.current = 2048;
+  d0.peak = 3072;
+  d0.hist[10] = 3;
+  mem_stats d3{};
+  d3.allocations = 1;
+  d3.current = 4096;
+  d3.peak = 4096;
+  d3.hist[12] = 1;
+  mem_stats f1{};
+  f1.allocations = 2;
+  f1.frees = 2;
+  f1.peak = 512;
+  // Device 3 before 0 in map order; the view lists them ascending.
+  c.memory.push_back({{7, VS_DOMAIN_DEVICE, 3}, d3});
+  c.memory.push_back({{7, VS_DOMAIN_DEVICE, 0}, d0});
+  c.memory.push_back({{7, VS_DOMAIN_FRAMEWORK, 1}, f1});
+  FakeNames names;
+  auto out = Aggregate(c, names, {});
+  const ProcessSummary& p = out[7];
+  EXPECT_EQ(p.memory.allocations, 4u);
+  EXPECT_EQ(p.memory.frees, 1u);
+  EXPECT_EQ(p.memory.outstanding_bytes, 6144u);
+  EXPECT_EQ(p.memory.peak_bytes, 7168u);
+  ASSERT_EQ(p.memory.by_device.size(), 2u);
+  EXPECT_EQ(p.memory.by_device[0].device, 0);
+  EXPECT_EQ(p.memory.by_device[0].allocations, 3u);
+  EXPECT_EQ(p.memory.by_device[0].frees, 1u);
+  EXPECT_EQ(p.memory.by_device[0].outstanding_bytes, 2048u);
+  EXPECT_EQ(p.memory.by_device[0].peak_bytes, 3072u);
+  EXPECT_EQ(p.memory.by_device[1].device, 3);
+  EXPECT_EQ(p.memory.by_device[1].outstanding_bytes, 4096u);
+  ASSERT_EQ(p.memory.size_histogram.size(), 2u);  // Summed over devices.
+  EXPECT_EQ(p.memory.size_histogram[0].upper_bytes, 1024u);
+  EXPECT_EQ(p.memory.size_histogram[0].count, 3u);
+  EXPECT_EQ(p.memory.size_histogram[1].upper_bytes, 4096u);
+  ASSERT_TRUE(p.has_framework_memory);
+  ASSERT_EQ(p.framework_memory.by_device.size(), 1u);
+  EXPECT_EQ(p.framework_memory.by_device[0].device, 1);
+  EXPECT_EQ(p.framework_memory.by_device[0].frees, 2u);
+  EXPECT_EQ(p.framework_memory.by_device[0].outstanding_bytes, 0u);
+  EXPECT_EQ(p.framework_memory.by_device[0].peak_bytes, 512u);
 }
 
 TEST(Aggregator, CopiesNamedByDirectionAndHostMemory) {

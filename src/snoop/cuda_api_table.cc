@@ -50,6 +50,37 @@ constexpr api_spec FuncName(vs_u8 out, vs_u8 name) {
   s.check_rc = 1;
   return s;
 }
+// An allocation whose device is argument `device` (`bytes` wide) rather than the thread's.
+constexpr api_spec AllocOn(vs_domain domain, vs_u8 out, vs_u8 size, vs_u8 device, vs_u8 bytes) {
+  api_spec s = Alloc(domain, out, size, false);
+  s.arg_device = device;
+  s.device_bytes = bytes;
+  return s;
+}
+// cudaSetDevice(int device): later runtime and driver allocations of the thread go there.
+constexpr api_spec SetDevice() {
+  api_spec s = Spec(VS_CLASS_SET_DEVICE);
+  s.arg_device = 1;
+  s.device_bytes = 4;
+  s.check_rc = 1;
+  return s;
+}
+// A call that creates or retains a CUcontext (written through `out`) on device `device`.
+constexpr api_spec CtxNew(vs_u8 out, vs_u8 device, bool make_current) {
+  api_spec s = Spec(VS_CLASS_CTX_NEW);
+  s.arg_out = out;
+  s.arg_device = device;
+  s.device_bytes = 4;
+  s.check_rc = 1;
+  s.make_current = make_current ? 1 : 0;
+  return s;
+}
+// cuCtxSetCurrent(CUcontext ctx): the thread's allocations go to the context's device.
+constexpr api_spec CtxSet() {
+  api_spec s = Spec(VS_CLASS_CTX_SET);
+  s.arg_addr = 1;
+  return s;
+}
 // cuMemMap / cuMemUnmap: bytes in the second argument.
 constexpr api_spec MapCall(vs_class klass) {
   api_spec s = Spec(klass);
@@ -94,6 +125,8 @@ constexpr auto kApis = std::to_array<CudaApi>({
     {"cudaFreeAsync", "cudaFreeAsync", kRt, Free(VS_DOMAIN_DEVICE, 1)},
     {"cudaFreeAsync_ptsz", "cudaFreeAsync", kRt, Free(VS_DOMAIN_DEVICE, 1)},
     {"cudaFreeHost", "cudaFreeHost", kRt, Free(VS_DOMAIN_HOST, 1)},
+    // cudaSetDevice(int device)
+    {"cudaSetDevice", "cudaSetDevice", kRt, SetDevice()},
     // cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind)
     {"cudaMemcpy", "cudaMemcpy", kRt, Copy(VS_COPY_FROM_ARG, 3, 4)},
     {"cudaMemcpy_ptds", "cudaMemcpy", kRt, Copy(VS_COPY_FROM_ARG, 3, 4)},
@@ -115,6 +148,11 @@ constexpr auto kApis = std::to_array<CudaApi>({
     {"cuStreamSynchronize_ptsz", "cuStreamSynchronize", kDrv, Sync()},
     {"cuEventSynchronize", "cuEventSynchronize", kDrv, Sync()},
     {"cuStreamWaitEvent", "cuStreamWaitEvent", kDrv, Sync()},
+    // cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev); cuCtxCreate_v2(CUcontext* pctx,
+    // unsigned int flags, CUdevice dev), which also makes it current; cuCtxSetCurrent(ctx).
+    {"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain", kDrv, CtxNew(1, 2, false)},
+    {"cuCtxCreate_v2", "cuCtxCreate_v2", kDrv, CtxNew(1, 3, true)},
+    {"cuCtxSetCurrent", "cuCtxSetCurrent", kDrv, CtxSet()},
     // cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize); cuMemFree_v2(CUdeviceptr dptr)
     {"cuMemAlloc_v2", "cuMemAlloc_v2", kDrv, Alloc(VS_DOMAIN_DEVICE, 1, 2, true)},
     {"cuMemAlloc", "cuMemAlloc", kDrv, Alloc(VS_DOMAIN_DEVICE, 1, 2, true)},
@@ -154,9 +192,9 @@ constexpr auto kApis = std::to_array<CudaApi>({
     // first argument is `this`). malloc(void** devPtr, c10::DeviceIndex device, size_t size,
     // cudaStream_t stream); PyTorch before 2.1 had `int device`.
     {VS_C10_ALLOCATOR "6mallocEPPvamP11CUstream_st", "CUDACachingAllocator::malloc", kC10,
-     Alloc(VS_DOMAIN_FRAMEWORK, 2, 4, false)},
+     AllocOn(VS_DOMAIN_FRAMEWORK, 2, 4, 3, 1)},
     {VS_C10_ALLOCATOR "6mallocEPPvimP11CUstream_st", "CUDACachingAllocator::malloc", kC10,
-     Alloc(VS_DOMAIN_FRAMEWORK, 2, 4, false)},
+     AllocOn(VS_DOMAIN_FRAMEWORK, 2, 4, 3, 4)},
     {VS_C10_ALLOCATOR "4freeEPv", "CUDACachingAllocator::free", kC10, Free(VS_DOMAIN_FRAMEWORK, 2)},
     // void* raw_alloc(size_t nbytes); raw_alloc_with_stream(size_t nbytes, cudaStream_t)
     {VS_C10_ALLOCATOR "9raw_allocEm", "CUDACachingAllocator::raw_alloc", kC10,

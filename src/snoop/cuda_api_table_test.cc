@@ -15,7 +15,7 @@ TEST(CudaApiTable, SymbolsAreUniqueAndArgumentsInRange) {
     EXPECT_TRUE(symbols.insert(api.symbol).second) << api.symbol;
     const api_spec& s = api.spec;
     for (int a : {s.arg_func, s.arg_out, s.arg_size, s.arg_addr, s.arg_kind, s.arg_name, s.arg_dst,
-                  s.arg_src}) {
+                  s.arg_src, s.arg_device}) {
       EXPECT_LE(a, 5) << api.symbol;  // The BPF side reads the first five arguments.
     }
     switch (s.klass) {
@@ -24,12 +24,26 @@ TEST(CudaApiTable, SymbolsAreUniqueAndArgumentsInRange) {
         break;
       case VS_CLASS_ALLOC:
         EXPECT_GE(s.arg_size, 1) << api.symbol;
+        if (s.arg_device) {
+          EXPECT_TRUE(s.device_bytes == 1 || s.device_bytes == 4) << api.symbol;
+        }
         break;
       case VS_CLASS_FREE:
         EXPECT_GE(s.arg_addr, 1) << api.symbol;
         break;
       case VS_CLASS_COPY:
         EXPECT_GE(s.arg_size, 1) << api.symbol;
+        break;
+      case VS_CLASS_SET_DEVICE:
+        EXPECT_EQ(s.arg_device, 1) << api.symbol;
+        EXPECT_EQ(s.device_bytes, 4) << api.symbol;
+        break;
+      case VS_CLASS_CTX_NEW:
+        EXPECT_GE(s.arg_out, 1) << api.symbol;
+        EXPECT_GE(s.arg_device, 1) << api.symbol;
+        break;
+      case VS_CLASS_CTX_SET:
+        EXPECT_GE(s.arg_addr, 1) << api.symbol;
         break;
       case VS_CLASS_FUNC_NAME:
         EXPECT_GE(s.arg_out, 1) << api.symbol;
@@ -64,6 +78,8 @@ TEST(CudaApiTable, EveryIssueApiIsTraced) {
                                 "cudaMallocHost",
                                 "cudaHostAlloc",
                                 "cudaFreeHost",
+                                "cudaSetDevice",
+                                "cuCtxSetCurrent",
                                 "cuMemAlloc_v2",
                                 "cuMemFree_v2",
                                 "cuMemCreate",

@@ -80,6 +80,22 @@ struct {
   __type(value, struct alloc_info);
 } outstanding SEC(".maps");
 
+// The device each thread made current with cudaSetDevice (absent: device 0).
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 65536);
+  __type(key, struct thread_key);
+  __type(value, __u32);
+} thread_devices SEC(".maps");
+
+// The device of each CUcontext a traced process created or retained.
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, struct ctx_key);
+  __type(value, __u32);
+} ctx_devices SEC(".maps");
+
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 4096);
@@ -256,8 +272,36 @@ static __always_inline void add_u64(void* map, void* key, __u64 delta) {
   }
 }
 
-static __always_inline struct mem_stats* mem_of(__u32 pid, __u32 domain) {
-  struct mem_key k = {.pid = pid, .domain = domain};
+// The calling thread's current device: the last cudaSetDevice that succeeded, else 0.
+static __always_inline __u32 thread_device(__u64 pid_tgid) {
+  struct thread_key k = {.pid = pid_tgid >> 32, .tid = (__u32)pid_tgid};
+  __u32* d = bpf_map_lookup_elem(&thread_devices, &k);
+  return d ? *d : 0;
+}
+
+// The device an allocation lands on: its device argument when the API has one (a negative
+// index, or none, means the thread's current device); pinned host memory is device 0.
+static __always_inline __u32 alloc_device(struct pt_regs* ctx, const volatile struct api_spec* s,
+                                          __u64 pid_tgid) {
+  if (s->domain == VS_DOMAIN_HOST) return 0;
+  if (!s->arg_device) return thread_device(pid_tgid);
+  __u64 raw = arg(ctx, s->arg_device);
+  __s64 d = s->device_bytes == 1 ? (__s64)(__s8)raw : (__s64)(__s32)raw;
+  if (d < 0) return thread_device(pid_tgid);
+  return d > VS_MAX_DEVICE ? VS_MAX_DEVICE : (__u32)d;
+}
+
+static __always_inline void set_thread_device(__u64 pid_tgid, __u32 device) {
+  struct thread_key k = {.pid = pid_tgid >> 32, .tid = (__u32)pid_tgid};
+  if (bpf_map_update_elem(&thread_devices, &k, &device, BPF_ANY) != 0) bump(VS_CTR_MAP_FULL);
+}
+
+static __always_inline __u32 clamp_device(__s32 d) {
+  return d < 0 ? 0 : (d > VS_MAX_DEVICE ? VS_MAX_DEVICE : (__u32)d);
+}
+
+static __always_inline struct mem_stats* mem_of(__u32 pid, __u32 domain, __u32 device) {
+  struct mem_key k = {.pid = pid, .domain = domain, .device = device};
   struct mem_stats* m = bpf_map_lookup_elem(&memory, &k);
   if (m) return m;
   bpf_map_update_elem(&memory, &k, &zero_mem, BPF_NOEXIST);
@@ -271,8 +315,9 @@ static __always_inline void do_free(__u32 api, __u32 pid, __u32 domain, __u64 ad
   struct alloc_info* a = bpf_map_lookup_elem(&outstanding, &k);
   if (!a) return;  // Not allocated while traced (or NULL): nothing to account.
   __u64 size = a->size;
+  __u32 device = a->device;
   if (bpf_map_delete_elem(&outstanding, &k) != 0) return;  // Another thread freed it first.
-  struct mem_stats* m = mem_of(pid, domain);
+  struct mem_stats* m = mem_of(pid, domain, device);
   if (m) {
     __sync_fetch_and_add(&m->frees, 1);
     __sync_fetch_and_sub(&m->current, (__s64)size);
@@ -289,8 +334,10 @@ SEC("uprobe")
 int vs_entry(struct pt_regs* ctx) {
   __u32 api = 0;
   __u64 cookie = bpf_get_attach_cookie(ctx);
-  bool is_free = cookie < VS_MAX_APIS && specs[cookie].klass == VS_CLASS_FREE;
-  const volatile struct api_spec* s = begin(ctx, &api, is_free);
+  // Frees and device switches are never sampled out: each one moves later figures.
+  bool keep = cookie < VS_MAX_APIS && (specs[cookie].klass == VS_CLASS_FREE ||
+                                       specs[cookie].klass >= VS_CLASS_SET_DEVICE);
+  const volatile struct api_spec* s = begin(ctx, &api, keep);
   if (!s) return 0;
   __u64 id = bpf_get_current_pid_tgid();
   __u32 pid = id >> 32;
@@ -330,20 +377,32 @@ int vs_entry(struct pt_regs* ctx) {
     emit(api, klass, bpf_ktime_get_ns(), 0, 0, bytes, 0, kind, host);
     return 0;
   }
+  if (klass == VS_CLASS_CTX_SET) {
+    struct ctx_key ck = {.pid = pid, .ctx = arg(ctx, s->arg_addr)};
+    __u32* d = bpf_map_lookup_elem(&ctx_devices, &ck);
+    if (d) set_thread_device(id, *d);  // A context created before tracing: unknown, kept.
+    return 0;
+  }
   if (klass == VS_CLASS_MAP || klass == VS_CLASS_UNMAP) {
-    struct mem_stats* m = mem_of(pid, VS_DOMAIN_DEVICE);
+    struct mem_stats* m = mem_of(pid, VS_DOMAIN_DEVICE, thread_device(id));
     __s64 bytes = (__s64)arg(ctx, s->arg_size);
     if (m) __sync_fetch_and_add(&m->mapped, klass == VS_CLASS_MAP ? bytes : -bytes);
     emit(api, klass, bpf_ktime_get_ns(), 0, 0, (__u64)bytes, arg(ctx, 1), 0, 0);
     return 0;
   }
-  // SYNC, ALLOC, FUNC_NAME: finished in vs_return.
+  // SYNC, ALLOC, FUNC_NAME, SET_DEVICE: finished in vs_return.
   struct inflight_key k = {.pid = pid, .tid = (__u32)id, .api = api};
   struct inflight f = {.start_ns = bpf_ktime_get_ns()};
   if (klass == VS_CLASS_ALLOC || klass == VS_CLASS_FUNC_NAME) {
     f.out = s->arg_out ? arg(ctx, s->arg_out) : 0;
     f.size = arg(ctx, s->arg_size);
     f.name = arg(ctx, s->arg_name);
+    if (klass == VS_CLASS_ALLOC) f.device = alloc_device(ctx, s, id);
+  } else if (klass == VS_CLASS_SET_DEVICE) {
+    f.device = clamp_device((__s32)arg(ctx, s->arg_device));
+  } else if (klass == VS_CLASS_CTX_NEW) {
+    f.out = arg(ctx, s->arg_out);
+    f.device = clamp_device((__s32)arg(ctx, s->arg_device));
   }
   if (bpf_map_update_elem(&inflights, &k, &f, BPF_ANY) != 0) bump(VS_CTR_MAP_FULL);
   return 0;
@@ -394,7 +453,8 @@ static __always_inline void finish_alloc(struct pt_regs* ctx, __u32 api, __u32 p
   if (addr == 0) return;
   __u32 domain = s->domain;
   struct alloc_key k = {.pid = pid, .domain = domain, .addr = addr};
-  struct alloc_info a = {.size = f->size, .start_ns = f->start_ns, .api = api};
+  struct alloc_info a = {
+      .size = f->size, .start_ns = f->start_ns, .api = api, .device = f->device};
   a.stack_id = user_stack_id(ctx);
   // BPF_NOEXIST: an allocator entry point that calls another traced one (raw_alloc calling
   // malloc) reports the same block twice; it is counted once.
@@ -402,7 +462,7 @@ static __always_inline void finish_alloc(struct pt_regs* ctx, __u32 api, __u32 p
     if (!bpf_map_lookup_elem(&outstanding, &k)) bump(VS_CTR_MAP_FULL);
     return;
   }
-  struct mem_stats* m = mem_of(pid, domain);
+  struct mem_stats* m = mem_of(pid, domain, f->device);
   if (m) {
     __sync_fetch_and_add(&m->allocations, 1);
     __s64 now = __sync_fetch_and_add(&m->current, (__s64)f->size) + (__s64)f->size;
@@ -429,6 +489,16 @@ static __always_inline void finish_func_name(__u32 pid, struct inflight* f) {
   if (n) bpf_probe_read_user_str(n->name, sizeof(n->name), (void*)f->name);
 }
 
+static __always_inline void finish_ctx_new(__u64 pid_tgid, const volatile struct api_spec* s,
+                                           struct inflight* f) {
+  __u64 handle = 0;
+  if (bpf_probe_read_user(&handle, sizeof(handle), (void*)f->out) != 0 || handle == 0) return;
+  struct ctx_key k = {.pid = pid_tgid >> 32, .ctx = handle};
+  __u32 device = f->device;
+  if (bpf_map_update_elem(&ctx_devices, &k, &device, BPF_ANY) != 0) bump(VS_CTR_MAP_FULL);
+  if (s->make_current) set_thread_device(pid_tgid, device);
+}
+
 SEC("uretprobe")
 int vs_return(struct pt_regs* ctx) {
   __u64 id = bpf_get_current_pid_tgid();
@@ -448,6 +518,8 @@ int vs_return(struct pt_regs* ctx) {
     case VS_CLASS_SYNC: finish_sync(ctx, api, pid, &f); break;
     case VS_CLASS_ALLOC: finish_alloc(ctx, api, pid, s, &f); break;
     case VS_CLASS_FUNC_NAME: finish_func_name(pid, &f); break;
+    case VS_CLASS_SET_DEVICE: set_thread_device(id, f.device); break;
+    case VS_CLASS_CTX_NEW: finish_ctx_new(id, s, &f); break;
     default: break;
   }
   return 0;

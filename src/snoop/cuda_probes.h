@@ -22,6 +22,7 @@ typedef int64_t vs_s64;
 #define VS_NAME_LEN 256
 #define VS_HIST_BUCKETS 48
 #define VS_MAX_STACK_DEPTH 64
+#define VS_MAX_DEVICE 1023 /* Device indices above this are counted as this one. */
 
 /* What a probe does with a call (api_spec.klass). */
 enum vs_class {
@@ -35,6 +36,10 @@ enum vs_class {
   VS_CLASS_FUNC_NAME = 7,    /* Return: *arg_out is a handle named by the string arg_name. */
   VS_CLASS_MAP = 8,          /* cuMemMap: arg_size bytes mapped. */
   VS_CLASS_UNMAP = 9,        /* cuMemUnmap: arg_size bytes unmapped. */
+  VS_CLASS_SET_DEVICE = 10,  /* cudaSetDevice: on a 0 return, arg_device is the thread's device. */
+  VS_CLASS_CTX_NEW = 11,     /* Return: *arg_out is a CUcontext on device arg_device; with
+                                make_current, it is now the thread's context. */
+  VS_CLASS_CTX_SET = 12,     /* Entry: the context arg_addr becomes the thread's (its device). */
 };
 
 /* Memory domains (alloc/free specs; outstanding key). */
@@ -72,7 +77,10 @@ struct api_spec {
   vs_u8 arg_dst;  /* COPY: destination, source (for the pinned check). */
   vs_u8 arg_src;
   vs_u8 copy_kind;
-  vs_u8 check_rc; /* ALLOC / FUNC_NAME: only a 0 return value counts. */
+  vs_u8 check_rc;     /* ALLOC / FUNC_NAME / SET_DEVICE: only a 0 return value counts. */
+  vs_u8 arg_device;   /* ALLOC: the device index (0: the thread's current device); SET_DEVICE. */
+  vs_u8 device_bytes; /* arg_device's width: 1 (c10::DeviceIndex, int8_t) or 4 (int). */
+  vs_u8 make_current; /* CTX_NEW: the call makes the new context current (cuCtxCreate). */
 };
 
 struct stack_frames {
@@ -117,9 +125,17 @@ struct inflight_key {
 
 struct inflight {
   vs_u64 start_ns;
-  vs_u64 out;  /* ALLOC / FUNC_NAME: the out-pointer. */
-  vs_u64 size; /* ALLOC: the size asked for. */
-  vs_u64 name; /* FUNC_NAME: the name pointer. */
+  vs_u64 out;    /* ALLOC / FUNC_NAME: the out-pointer. */
+  vs_u64 size;   /* ALLOC: the size asked for. */
+  vs_u64 name;   /* FUNC_NAME: the name pointer. */
+  vs_u32 device; /* ALLOC: the device allocated on; SET_DEVICE: the device asked for. */
+  vs_u32 pad;
+};
+
+/* The CUDA device a thread made current (cudaSetDevice); a thread not in the map is on 0. */
+struct thread_key {
+  vs_u32 pid;
+  vs_u32 tid;
 };
 
 struct alloc_key {
@@ -133,12 +149,21 @@ struct alloc_info {
   vs_u64 start_ns;
   vs_s64 stack_id;
   vs_u32 api;
-  vs_u32 pad;
+  vs_u32 device; /* So a free is taken off the device it was allocated on. */
 };
 
+/* A driver context's device, from the call that created or retained it. */
+struct ctx_key {
+  vs_u32 pid;
+  vs_u32 pad;
+  vs_u64 ctx;
+};
+
+/* Pinned host memory (VS_DOMAIN_HOST) is always device 0. */
 struct mem_key {
   vs_u32 pid;
   vs_u32 domain;
+  vs_u32 device;
 };
 
 struct mem_stats {

@@ -99,6 +99,8 @@ void DeletePid(const ProbeMapFds& fds, uint32_t pid) {
   DeleteWhere<copy_key>(fds.copies, pid);
   DeleteWhere<func_name_key>(fds.func_names, pid);
   DeleteWhere<inflight_key>(fds.inflights, pid);
+  DeleteWhere<thread_key>(fds.thread_devices, pid);
+  DeleteWhere<ctx_key>(fds.ctx_devices, pid);
 }
 
 }  // namespace vigil::snoop

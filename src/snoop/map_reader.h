@@ -25,6 +25,8 @@ struct ProbeMapFds {
   int stacks = -1;
   int counters = -1;
   int inflights = -1;
+  int thread_devices = -1;
+  int ctx_devices = -1;
 };
 
 struct MapContents {

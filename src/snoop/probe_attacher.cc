@@ -17,7 +17,8 @@ namespace vigil::snoop {
 namespace {
 
 bool FinishedOnReturn(int klass) {
-  return klass == VS_CLASS_SYNC || klass == VS_CLASS_ALLOC || klass == VS_CLASS_FUNC_NAME;
+  return klass == VS_CLASS_SYNC || klass == VS_CLASS_ALLOC || klass == VS_CLASS_FUNC_NAME ||
+         klass == VS_CLASS_SET_DEVICE || klass == VS_CLASS_CTX_NEW;
 }
 
 }  // namespace

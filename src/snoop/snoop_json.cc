@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file_util.h"
+#include "snoop/framework_gap.h"
 
 namespace vigil::snoop {
 namespace {
@@ -32,6 +33,14 @@ Json MemoryJson(const MemoryView& m) {
   for (const SizeBucket& bucket : m.size_histogram) {
     histogram.push_back({{"upper_bytes", bucket.upper_bytes}, {"count", bucket.count}});
   }
+  Json by_device = Json::array();
+  for (const DeviceMemory& d : m.by_device) {
+    by_device.push_back({{"device", d.device},
+                         {"outstanding_bytes", d.outstanding_bytes},
+                         {"peak_bytes", d.peak_bytes},
+                         {"allocations", d.allocations},
+                         {"frees", d.frees}});
+  }
   return {{"allocations", m.allocations},
           {"frees", m.frees},
           {"outstanding_bytes", m.outstanding_bytes},
@@ -40,7 +49,8 @@ Json MemoryJson(const MemoryView& m) {
           {"size_histogram", std::move(histogram)},
           {"mapped_bytes", m.mapped_bytes},
           {"host_outstanding_bytes", m.host_outstanding_bytes},
-          {"host_peak_bytes", m.host_peak_bytes}};
+          {"host_peak_bytes", m.host_peak_bytes},
+          {"by_device", std::move(by_device)}};
 }
 
 Json ProcessJson(const ProcessSummary& p) {
@@ -87,13 +97,17 @@ Json ProcessJson(const ProcessSummary& p) {
       {"memory", MemoryJson(p.memory)},
       {"framework_memory", nullptr},
       {"framework_gap_bytes", nullptr},
+      {"framework_gap_by_device", nullptr},
       {"copies", std::move(copies)},
   };
   if (p.has_framework_memory) {
     out["framework_memory"] = MemoryJson(p.framework_memory);
-    const uint64_t driver = p.memory.outstanding_bytes;
-    const uint64_t framework = p.framework_memory.outstanding_bytes;
-    out["framework_gap_bytes"] = driver > framework ? driver - framework : 0;
+    out["framework_gap_bytes"] = FrameworkGapBytes(p);
+    Json gaps = Json::array();
+    for (const DeviceGap& g : FrameworkGapByDevice(p)) {
+      gaps.push_back({{"device", g.device}, {"bytes", g.bytes}});
+    }
+    out["framework_gap_by_device"] = std::move(gaps);
   }
   return out;
 }

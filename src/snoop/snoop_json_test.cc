@@ -51,6 +51,7 @@ SessionSummary OneProcess() {
   p.memory.mapped_bytes = 2 << 20;
   p.memory.host_outstanding_bytes = 512;
   p.memory.host_peak_bytes = 1024;
+  p.memory.by_device = {DeviceMemory{0, 5, 3, 3072, 8192}};
   p.copies = {Copy("HtoD_pageable", 4, 4096), Copy("DtoH", 1, 256)};
   return s;
 }
@@ -145,10 +146,20 @@ TEST(SnoopJsonTest, WritesTheWholeModelInSchemaOrder) {
         ],
         "mapped_bytes": 2097152,
         "host_outstanding_bytes": 512,
-        "host_peak_bytes": 1024
+        "host_peak_bytes": 1024,
+        "by_device": [
+          {
+            "device": 0,
+            "outstanding_bytes": 3072,
+            "peak_bytes": 8192,
+            "allocations": 5,
+            "frees": 3
+          }
+        ]
       },
       "framework_memory": null,
       "framework_gap_bytes": null,
+      "framework_gap_by_device": null,
       "copies": [
         {
           "kind": "HtoD_pageable",
@@ -183,6 +194,42 @@ TEST(SnoopJsonTest, FrameworkMemoryAndTheGapToTheDriverView) {
   EXPECT_EQ(proc["framework_memory"]["outstanding_bytes"], 40 << 20);
   EXPECT_EQ(proc["framework_memory"]["peak_bytes"], 50 << 20);
   EXPECT_EQ(proc["framework_gap_bytes"], 24 << 20);
+}
+
+TEST(SnoopJsonTest, MemoryAndTheGapPerDevice) {
+  SessionSummary s = OneProcess();
+  ProcessSummary& p = s.processes[0];
+  p.has_framework_memory = true;
+  // Driver: 48 MiB on device 0, 16 MiB on device 2; framework: 40 MiB on 0, 1 MiB on 1 (its
+  // segments there predate the session), none on 2.
+  p.memory.outstanding_bytes = 64 << 20;
+  p.memory.by_device = {DeviceMemory{0, 3, 1, 48 << 20, 50 << 20},
+                        DeviceMemory{2, 1, 0, 16 << 20, 16 << 20}};
+  p.framework_memory.outstanding_bytes = 41 << 20;
+  p.framework_memory.by_device = {DeviceMemory{0, 9, 2, 40 << 20, 44 << 20},
+                                  DeviceMemory{1, 1, 0, 1 << 20, 1 << 20}};
+
+  nlohmann::json doc = nlohmann::json::parse(RenderSnoopJson(s));
+
+  const nlohmann::json& proc = doc["processes"][0];
+  const nlohmann::json& dev = proc["memory"]["by_device"];
+  ASSERT_EQ(dev.size(), 2u);
+  EXPECT_EQ(dev[0]["device"], 0);
+  EXPECT_EQ(dev[0]["outstanding_bytes"], 48 << 20);
+  EXPECT_EQ(dev[0]["peak_bytes"], 50 << 20);
+  EXPECT_EQ(dev[0]["allocations"], 3);
+  EXPECT_EQ(dev[0]["frees"], 1);
+  EXPECT_EQ(dev[1]["device"], 2);
+  EXPECT_EQ(dev[1]["outstanding_bytes"], 16 << 20);
+  const nlohmann::json& fw = proc["framework_memory"]["by_device"];
+  ASSERT_EQ(fw.size(), 2u);
+  EXPECT_EQ(fw[1]["device"], 1);
+  EXPECT_EQ(fw[1]["allocations"], 1);
+  EXPECT_EQ(proc["framework_gap_bytes"], 23 << 20);
+  EXPECT_EQ(proc["framework_gap_by_device"],
+            nlohmann::json::parse(R"([{"device": 0, "bytes": 8388608},
+                                      {"device": 1, "bytes": 0},
+                                      {"device": 2, "bytes": 16777216}])"));
 }
 
 TEST(SnoopJsonTest, SessionFlagsWarningsAndExitedProcesses) {

@@ -176,6 +176,8 @@ struct SnoopSession::Impl {
     fds.stacks = bpf_map__fd(skel->maps.stacks);
     fds.counters = bpf_map__fd(skel->maps.counters);
     fds.inflights = bpf_map__fd(skel->maps.inflights);
+    fds.thread_devices = bpf_map__fd(skel->maps.thread_devices);
+    fds.ctx_devices = bpf_map__fd(skel->maps.ctx_devices);
     names = std::make_unique<TracedNames>(options.proc_root, fds.func_names, fds.stacks);
     attacher = std::make_unique<ProbeAttacher>(skel->progs.vs_entry, skel->progs.vs_return, multi);
     if (options.raw_events) {

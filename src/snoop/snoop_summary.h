@@ -58,7 +58,17 @@ struct SizeBucket {
   uint64_t count = 0;
 };
 
+// One device's share of a MemoryView (the device index CUDA numbers it by).
+struct DeviceMemory {
+  int device = 0;
+  uint64_t allocations = 0;
+  uint64_t frees = 0;
+  uint64_t outstanding_bytes = 0;
+  uint64_t peak_bytes = 0;  // This device's own high-water mark.
+};
+
 struct MemoryView {
+  // Totals over by_device; peak_bytes is the sum of the devices' peaks (one device: its peak).
   uint64_t allocations = 0;
   uint64_t frees = 0;
   uint64_t outstanding_bytes = 0;
@@ -69,6 +79,7 @@ struct MemoryView {
   uint64_t host_outstanding_bytes = 0;  // Pinned host memory (cudaMallocHost/HostAlloc), kept
                                         // out of the device figures above; driver view only.
   uint64_t host_peak_bytes = 0;
+  std::vector<DeviceMemory> by_device;  // Ascending device; pinned host memory not included.
 };
 
 struct ProcessSummary {

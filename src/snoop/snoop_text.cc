@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "snoop/framework_gap.h"
 #include "snoop/snoop_format.h"
 
 namespace vigil::snoop {
@@ -72,6 +73,14 @@ void AppendMemory(const char* title, const MemoryView& m, const TextOptions& o, 
                       Plural(m.allocations, "allocation", "allocations"),
                       Plural(m.frees, "free", "frees"), FormatBytes(m.outstanding_bytes),
                       FormatBytes(m.peak_bytes));
+  if (m.by_device.size() > 1) {
+    for (const DeviceMemory& d : m.by_device) {
+      *out += fmt::format("    device {}: {}, {}, {} outstanding, {} peak\n", d.device,
+                          Plural(d.allocations, "allocation", "allocations"),
+                          Plural(d.frees, "free", "frees"), FormatBytes(d.outstanding_bytes),
+                          FormatBytes(d.peak_bytes));
+    }
+  }
   if (m.mapped_bytes > 0) {
     *out += fmt::format("    mapped (cuMemMap): {}\n", FormatBytes(m.mapped_bytes));
   }
@@ -144,10 +153,18 @@ void AppendProcess(const ProcessSummary& p, const TextOptions& o, std::string* o
   AppendMemory("memory (driver)", p.memory, o, out);
   if (p.has_framework_memory) {
     AppendMemory("memory (caching allocator)", p.framework_memory, o, out);
-    const uint64_t driver = p.memory.outstanding_bytes;
-    const uint64_t framework = p.framework_memory.outstanding_bytes;
-    *out += fmt::format("    held by the driver but not in use by the framework: {}\n",
-                        FormatBytes(driver > framework ? driver - framework : 0));
+    std::string line = fmt::format("    held by the driver, not in use by the framework: {}",
+                                   FormatBytes(FrameworkGapBytes(p)));
+    const std::vector<DeviceGap> gaps = FrameworkGapByDevice(p);
+    if (gaps.size() > 1) {
+      std::string parts;
+      for (const DeviceGap& g : gaps) {
+        parts += fmt::format("{}device {}: {}", parts.empty() ? "" : ", ", g.device,
+                             FormatBytes(g.bytes));
+      }
+      line += " (" + parts + ")";
+    }
+    *out += line + "\n";
   }
 
   if (p.copies.empty()) {

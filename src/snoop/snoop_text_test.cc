@@ -97,7 +97,38 @@ warning: pid 17: no CUDA library mapped)txt");
   EXPECT_NE(text.find("pid 4242 train (exited)\n"), std::string::npos);
   EXPECT_NE(text.find("  memory (caching allocator): 1 allocation, 0 frees, 1.0 KiB outstanding, "
                       "2.0 KiB peak\n"
-                      "    held by the driver but not in use by the framework: 2.0 KiB\n"),
+                      "    held by the driver, not in use by the framework: 2.0 KiB\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(SnoopTextTest, OneMemoryLinePerDeviceAndTheGapPerDevice) {
+  SessionSummary s = Session();
+  ProcessSummary& p = s.processes[0];
+  p.memory.allocations = 5;
+  p.memory.frees = 1;
+  p.memory.outstanding_bytes = 6 << 20;
+  p.memory.peak_bytes = 7 << 20;
+  p.memory.by_device = {DeviceMemory{0, 3, 1, 4 << 20, 5 << 20},
+                        DeviceMemory{1, 2, 0, 2 << 20, 2 << 20}};
+  p.has_framework_memory = true;
+  p.framework_memory.allocations = 4;
+  p.framework_memory.outstanding_bytes = 3 << 20;
+  p.framework_memory.peak_bytes = 3 << 20;
+  p.framework_memory.by_device = {DeviceMemory{0, 3, 0, 3 << 20, 3 << 20}};
+
+  const std::string text = RenderSnoopSummary(s);
+
+  EXPECT_NE(text.find("  memory (driver): 5 allocations, 1 free, 6.0 MiB outstanding, 7.0 MiB "
+                      "peak\n"
+                      "    device 0: 3 allocations, 1 free, 4.0 MiB outstanding, 5.0 MiB peak\n"
+                      "    device 1: 2 allocations, 0 frees, 2.0 MiB outstanding, 2.0 MiB peak\n"),
+            std::string::npos)
+      << text;
+  // One device in the framework view: its total line says it all.
+  EXPECT_EQ(text.find("    device 0: 3 allocations, 0 frees"), std::string::npos) << text;
+  EXPECT_NE(text.find("    held by the driver, not in use by the framework: 3.0 MiB (device 0: "
+                      "1.0 MiB, device 1: 2.0 MiB)\n"),
             std::string::npos)
       << text;
 }

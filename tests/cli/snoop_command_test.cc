@@ -106,8 +106,12 @@ void ExpectExactSummary(const std::string& out) {
   EXPECT_NE(out.find("  syncs: " + std::to_string(plan::kSyncsTotal) + " calls, "),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("  memory (driver): " + std::to_string(plan::kDeviceAllocations) +
-                     " allocations, " + std::to_string(plan::kDeviceFrees) + " frees"),
+  EXPECT_NE(out.find("  memory (driver): " + std::to_string(plan::kAllDevicesAllocations) +
+                     " allocations, " + std::to_string(plan::kAllDevicesFrees) + " frees"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("    device 1: " + std::to_string(plan::kDevice1Allocations + 1) +
+                     " allocations, " + std::to_string(plan::kDevice1Frees) + " free, "),
             std::string::npos)
       << out;
 }
@@ -231,10 +235,23 @@ TEST_F(SnoopCommandTest, SigintEndsAPidSessionWithTheSummaryJsonAndChromeTrace) 
   EXPECT_EQ(p["launches"]["by_kernel"][0]["name"], "kernels::gemm_bf16(float*)");
   EXPECT_EQ(p["launches"]["by_kernel"][0]["count"], plan::kGemmLaunches);
   EXPECT_EQ(p["syncs"]["count"], plan::kSyncsTotal);
-  EXPECT_EQ(p["memory"]["allocations"], plan::kDeviceAllocations);
-  EXPECT_EQ(p["memory"]["frees"], plan::kDeviceFrees);
-  EXPECT_EQ(p["memory"]["outstanding_bytes"], plan::kDeviceOutstanding);
-  EXPECT_EQ(p["framework_memory"]["allocations"], plan::kFrameworkAllocations);
+  EXPECT_EQ(p["memory"]["allocations"], plan::kAllDevicesAllocations);
+  EXPECT_EQ(p["memory"]["frees"], plan::kAllDevicesFrees);
+  EXPECT_EQ(p["memory"]["outstanding_bytes"], plan::kAllDevicesOutstanding);
+  ASSERT_EQ(p["memory"]["by_device"].size(), 2u);
+  EXPECT_EQ(p["memory"]["by_device"][0]["device"], 0);
+  EXPECT_EQ(p["memory"]["by_device"][0]["outstanding_bytes"], plan::kDeviceOutstanding);
+  EXPECT_EQ(p["memory"]["by_device"][0]["peak_bytes"], plan::kDevicePeak);
+  EXPECT_EQ(p["memory"]["by_device"][1]["device"], 1);
+  EXPECT_EQ(p["memory"]["by_device"][1]["outstanding_bytes"],
+            plan::kDevice1Outstanding + plan::kSegmentBytes);
+  EXPECT_EQ(p["framework_memory"]["allocations"],
+            plan::kFrameworkAllocations + plan::kFrameworkDevice1Allocations);
+  EXPECT_EQ(p["framework_memory"]["by_device"][1]["outstanding_bytes"],
+            plan::kFrameworkDevice1Outstanding);
+  EXPECT_EQ(p["framework_gap_bytes"], plan::kFrameworkGap);
+  EXPECT_EQ(p["framework_gap_by_device"][0]["bytes"], plan::kFrameworkGapDevice0);
+  EXPECT_EQ(p["framework_gap_by_device"][1]["bytes"], plan::kFrameworkGapDevice1);
   nlohmann::json calls = nlohmann::json::parse(ReadFile(trace), nullptr, false);
   ASSERT_FALSE(calls.is_discarded());
   int launches = 0;

@@ -41,7 +41,7 @@ Tick CollectGroup(BpfCudaCollector& collector, const std::string& comm) {
     if (LabelValue(s.labels, "comm") != comm) continue;
     std::string key(s.desc->name);
     for (const auto& [name, value] : s.labels) {
-      if (name == "api" || name == "kind") key += "{" + value + "}";
+      if (name == "api" || name == "kind" || name == "device") key += "{" + value + "}";
     }
     t.series[key] = s.value;
   }
@@ -92,7 +92,9 @@ TEST_F(BpfCudaCollectorTest, AttachesToAWorkloadThatStartsLaterAndCountsItExactl
 
   ASSERT_TRUE(t.status.ok()) << t.status.ToString();
   EXPECT_EQ(t.series["vigil_process_cuda_launches_total"], plan::kLaunchesTotal);
-  EXPECT_EQ(t.series["vigil_process_cuda_device_memory_bytes"], plan::kDeviceOutstanding);
+  EXPECT_EQ(t.series["vigil_process_cuda_device_memory_bytes{0}"], plan::kDeviceOutstanding);
+  EXPECT_EQ(t.series["vigil_process_cuda_device_memory_bytes{1}"],
+            plan::kDevice1Outstanding + plan::kSegmentBytes);
   EXPECT_EQ(t.series["vigil_process_cuda_copy_bytes_total{HtoD_pinned}"], plan::kHtoDPinned * 1000);
   EXPECT_EQ(t.series["vigil_process_cuda_copy_bytes_total{DtoH_pageable}"],
             plan::kDtoHPageable * 256);
@@ -105,10 +107,10 @@ TEST_F(BpfCudaCollectorTest, AttachesToAWorkloadThatStartsLaterAndCountsItExactl
   EXPECT_TRUE(WaitFor(
       [&] {
         t = CollectGroup(collector, comm);
-        return t.series["vigil_process_cuda_device_memory_bytes"] == 0;
+        return t.series["vigil_process_cuda_device_memory_bytes{0}"] == 0 &&
+               t.series["vigil_process_cuda_device_memory_bytes{1}"] == 0;
       },
       30, std::chrono::milliseconds(50)));
-  EXPECT_EQ(t.series["vigil_process_cuda_device_memory_bytes"], 0);
   EXPECT_EQ(t.series["vigil_process_cuda_launches_total"], plan::kLaunchesTotal);
   std::filesystem::remove_all(dir);
 }

@@ -17,6 +17,7 @@
 
 #include "base/file_util.h"
 #include "base/wait_for.h"
+#include "snoop/framework_gap.h"
 #include "snoop/snoop_session.h"
 #include "workload_plan.h"
 #include "workload_process.h"
@@ -197,16 +198,42 @@ std::string DescribeLeaks(const MemoryView& m) {
   return out;
 }
 
+// One device's row of a view, or null.
+const DeviceMemory* OnDevice(const MemoryView& m, int device) {
+  for (const DeviceMemory& d : m.by_device) {
+    if (d.device == device) return &d;
+  }
+  return nullptr;
+}
+
 void ExpectDeviceMemory(const ProcessSummary& p, bool with_framework) {
   const MemoryView& m = p.memory;
   SCOPED_TRACE(DescribeLeaks(m));
-  int segments = with_framework ? 1 : 0;
-  EXPECT_EQ(m.allocations, uint64_t(plan::kDeviceAllocations - 1 + segments));
-  EXPECT_EQ(m.frees, uint64_t{plan::kDeviceFrees});
-  size_t outstanding = plan::kDeviceOutstanding - (with_framework ? 0 : plan::kSegmentBytes);
-  EXPECT_EQ(m.outstanding_bytes, outstanding);
-  EXPECT_EQ(m.peak_bytes, with_framework ? plan::kDevicePeak
-                                         : outstanding + plan::kVmmBytes);  // VMM at its peak.
+  int segments = with_framework ? 1 : 0;  // Per device.
+  // Device 0: everything but second_device() and the caching allocator's device-1 blocks.
+  ASSERT_EQ(m.by_device.size(), 2u);
+  const DeviceMemory* d0 = OnDevice(m, 0);
+  ASSERT_NE(d0, nullptr);
+  EXPECT_EQ(d0->allocations, uint64_t(plan::kDeviceAllocations - 1 + segments));
+  EXPECT_EQ(d0->frees, uint64_t{plan::kDeviceFrees});
+  size_t outstanding0 = plan::kDeviceOutstanding - (with_framework ? 0 : plan::kSegmentBytes);
+  EXPECT_EQ(d0->outstanding_bytes, outstanding0);
+  size_t peak0 = with_framework ? plan::kDevicePeak : outstanding0 + plan::kVmmBytes;  // VMM.
+  EXPECT_EQ(d0->peak_bytes, peak0);
+  // Device 1: set by cudaSetDevice (runtime) and by the caching allocator's device argument.
+  const DeviceMemory* d1 = OnDevice(m, 1);
+  ASSERT_NE(d1, nullptr);
+  EXPECT_EQ(d1->allocations, uint64_t(plan::kDevice1Allocations + segments));
+  EXPECT_EQ(d1->frees, uint64_t{plan::kDevice1Frees});
+  size_t outstanding1 = plan::kDevice1Outstanding + segments * plan::kSegmentBytes;
+  EXPECT_EQ(d1->outstanding_bytes, outstanding1);
+  size_t peak1 = with_framework ? outstanding1 : plan::kDevice1Peak;
+  EXPECT_EQ(d1->peak_bytes, peak1);
+  // The totals are the devices' sums.
+  EXPECT_EQ(m.allocations, d0->allocations + d1->allocations);
+  EXPECT_EQ(m.frees, d0->frees + d1->frees);
+  EXPECT_EQ(m.outstanding_bytes, outstanding0 + outstanding1);
+  EXPECT_EQ(m.peak_bytes, peak0 + peak1);
   EXPECT_EQ(m.mapped_bytes, 0u);  // Mapped, then unmapped.
   EXPECT_EQ(m.host_outstanding_bytes, 0u);
   EXPECT_EQ(m.host_peak_bytes, plan::kPinnedBytes + plan::kHostAllocBytes);
@@ -220,7 +247,19 @@ void ExpectDeviceMemory(const ProcessSummary& p, bool with_framework) {
   EXPECT_EQ(drv->count, 1u);
   EXPECT_EQ(drv->bytes, plan::kDriverBytes);
   EXPECT_EQ(drv->api, "cuMemAlloc_v2");
-  EXPECT_EQ(m.leaks.size(), size_t(2 + segments));
+  // second_device()'s runtime and driver allocations, both on device 1 (a group per API).
+  uint64_t second_runtime = 0;
+  uint64_t second_driver = 0;
+  for (const LeakGroup& l : m.leaks) {
+    bool in_second = false;
+    for (const auto& f : l.stack.frames) in_second |= f.find("second_device") != std::string::npos;
+    if (in_second && l.api == "cudaMalloc") second_runtime += l.bytes;
+    if (in_second && l.api == "cuMemAlloc_v2") second_driver += l.bytes;
+  }
+  EXPECT_EQ(second_runtime, plan::kDevice1Bytes);
+  EXPECT_EQ(second_driver, plan::kDriverDevice1Bytes);
+  // Two segments (one per device) come from two call sites in framework_allocs.
+  EXPECT_EQ(m.leaks.size(), size_t(4 + 2 * segments));
   if (with_framework) {
     const LeakGroup* seg = LeakFrom(m, "NativeCachingAllocator::malloc");
     ASSERT_NE(seg, nullptr);
@@ -234,15 +273,37 @@ void ExpectDeviceMemory(const ProcessSummary& p, bool with_framework) {
 void ExpectFrameworkMemory(const ProcessSummary& p) {
   ASSERT_TRUE(p.has_framework_memory);
   const MemoryView& f = p.framework_memory;
-  EXPECT_EQ(f.allocations, uint64_t{plan::kFrameworkAllocations});
-  EXPECT_EQ(f.frees, uint64_t{plan::kFrameworkFrees});
-  EXPECT_EQ(f.outstanding_bytes, plan::kFrameworkOutstanding);
-  EXPECT_EQ(f.peak_bytes, 2 * 1000 + 2 * 3000u);  // Six blocks, four freed, two raw allocations.
+  ASSERT_EQ(f.by_device.size(), 2u);
+  const DeviceMemory* d0 = OnDevice(f, 0);
+  ASSERT_NE(d0, nullptr);
+  EXPECT_EQ(d0->allocations, uint64_t{plan::kFrameworkAllocations});
+  EXPECT_EQ(d0->frees, uint64_t{plan::kFrameworkFrees});
+  EXPECT_EQ(d0->outstanding_bytes, plan::kFrameworkOutstanding);
+  EXPECT_EQ(d0->peak_bytes, plan::kFrameworkPeak);  // Six blocks, four freed, two raw allocs.
+  const DeviceMemory* d1 = OnDevice(f, 1);
+  ASSERT_NE(d1, nullptr);
+  EXPECT_EQ(d1->allocations, uint64_t{plan::kFrameworkDevice1Allocations});
+  EXPECT_EQ(d1->frees, uint64_t{plan::kFrameworkDevice1Frees});
+  EXPECT_EQ(d1->outstanding_bytes, plan::kFrameworkDevice1Outstanding);
+  EXPECT_EQ(d1->peak_bytes, plan::kFrameworkDevice1Peak);
+  EXPECT_EQ(f.allocations,
+            uint64_t{plan::kFrameworkAllocations + plan::kFrameworkDevice1Allocations});
+  EXPECT_EQ(f.frees, uint64_t{plan::kFrameworkFrees + plan::kFrameworkDevice1Frees});
+  EXPECT_EQ(f.outstanding_bytes, plan::kFrameworkOutstanding + plan::kFrameworkDevice1Outstanding);
+  EXPECT_EQ(f.peak_bytes, plan::kFrameworkPeak + plan::kFrameworkDevice1Peak);
   const LeakGroup* blocks = LeakFrom(f, "framework_allocs");
   ASSERT_NE(blocks, nullptr);
   uint64_t leaked = 0;
   for (const auto& l : f.leaks) leaked += l.bytes;
-  EXPECT_EQ(leaked, plan::kFrameworkOutstanding);
+  EXPECT_EQ(leaked, plan::kFrameworkOutstanding + plan::kFrameworkDevice1Outstanding);
+  // Held by the driver, not in use by the framework.
+  EXPECT_EQ(FrameworkGapBytes(p), plan::kFrameworkGap);
+  std::vector<DeviceGap> gaps = FrameworkGapByDevice(p);
+  ASSERT_EQ(gaps.size(), 2u);
+  EXPECT_EQ(gaps[0].device, 0);
+  EXPECT_EQ(gaps[0].bytes, plan::kFrameworkGapDevice0);
+  EXPECT_EQ(gaps[1].device, 1);
+  EXPECT_EQ(gaps[1].bytes, plan::kFrameworkGapDevice1);
 }
 
 TEST_F(SnoopTest, DynamicWorkloadExactCountsNamesBytesAndLeaks) {

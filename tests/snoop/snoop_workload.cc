@@ -48,6 +48,7 @@ cudaError_t cudaMalloc(void** devPtr, size_t size);
 cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream);
 cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags);
 cudaError_t cudaMallocHost(void** ptr, size_t size);
+cudaError_t cudaSetDevice(int device);
 cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags);
 cudaError_t cudaFree(void* devPtr);
 cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream);
@@ -86,6 +87,9 @@ CUresult cuCtxSynchronize(void);
 CUresult cuStreamSynchronize(CUstream hStream);
 CUresult cuEventSynchronize(CUevent hEvent);
 CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize);
+typedef struct CUctx_st* CUcontext;
+CUresult cuDevicePrimaryCtxRetain(CUcontext* pctx, int dev);
+CUresult cuCtxSetCurrent(CUcontext ctx);
 CUresult cuMemFree_v2(CUdeviceptr dptr);
 CUresult cuMemCreate(CUmemGenericAllocationHandle* handle, size_t size,
                      const CUmemAllocationProp* prop, unsigned long long flags);
@@ -257,6 +261,27 @@ NOINLINE void driver_memory() {
   Check(cuMemRelease(handle), "cuMemRelease");
 }
 
+// On device 1, then back on device 0 (the numbers in workload_plan.h).
+NOINLINE void second_device() {
+  using namespace vigil::snoop::plan;
+  Check(cudaSetDevice(1), "cudaSetDevice");
+  void* temp = nullptr;
+  Check(cudaMalloc(&temp, kDevice1TempBytes), "cudaMalloc");
+  void* kept = nullptr;
+  Check(cudaMalloc(&kept, kDevice1Bytes), "cudaMalloc");
+  Check(cudaFree(temp), "cudaFree");
+  Check(cudaSetDevice(0), "cudaSetDevice");
+  // The driver's way: device 1's primary context made current, then device 0's again.
+  CUcontext ctx0 = nullptr;
+  CUcontext ctx1 = nullptr;
+  Check(cuDevicePrimaryCtxRetain(&ctx0, 0), "cuDevicePrimaryCtxRetain");
+  Check(cuDevicePrimaryCtxRetain(&ctx1, 1), "cuDevicePrimaryCtxRetain");
+  Check(cuCtxSetCurrent(ctx1), "cuCtxSetCurrent");
+  CUdeviceptr driver_kept = 0;
+  Check(cuMemAlloc_v2(&driver_kept, kDriverDevice1Bytes), "cuMemAlloc_v2");
+  Check(cuCtxSetCurrent(ctx0), "cuCtxSetCurrent");
+}
+
 NOINLINE void copies() {
   using namespace vigil::snoop::plan;
   void* pinned = nullptr;
@@ -306,6 +331,9 @@ NOINLINE void framework_allocs() {
   void* raw2 = allocator.raw_alloc(3000);
   allocator.raw_delete(raw1);
   (void)raw2;
+  void* on1[vigil::snoop::plan::kFrameworkDevice1Allocations];
+  for (void*& p : on1) allocator.malloc(&p, 1, 1000, nullptr);
+  allocator.free(on1[0]);
 }
 #endif
 
@@ -316,6 +344,7 @@ void RunAll() {
   leak_activations();
   temp_buffers();
   driver_memory();
+  second_device();
 #ifndef WORKLOAD_STATIC_CUDART
   framework_allocs();
 #endif

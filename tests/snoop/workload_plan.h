@@ -39,7 +39,7 @@ inline constexpr int kCuEventSyncs = 1;
 inline constexpr int kSyncsTotal = kDeviceSyncs + kStreamSyncs + kEventSyncs + kStreamWaits +
                                    kCtxSyncs + kCuStreamSyncs + kCuEventSyncs;
 
-// Device memory (driver view).
+// Device memory (driver view), all on device 0 except the second_device() figures below.
 inline constexpr int kLeakedActivations = 3;  // cudaMalloc in leak_activations(), never freed
 inline constexpr size_t kActivationBytes = 1 << 20;
 inline constexpr int kTempBuffers = 5;  // cudaMalloc + cudaFree in temp_buffers()
@@ -61,6 +61,25 @@ inline constexpr size_t kDeviceOutstanding =
 // before the segment is taken, and is the same size).
 inline constexpr size_t kDevicePeak = kDeviceOutstanding + kTempBytes;
 
+// Device 1 (second_device(), after cudaSetDevice(1)): a temporary cudaMalloc freed after a kept
+// one; then, with device 1's primary context current (cuCtxSetCurrent), a kept cuMemAlloc_v2;
+// the caching allocator then takes a segment there for its device-1 blocks.
+inline constexpr size_t kDevice1TempBytes = 65536;
+inline constexpr size_t kDevice1Bytes = 262144;
+inline constexpr size_t kDriverDevice1Bytes = 16384;
+inline constexpr int kDevice1Allocations = 3;  // Plus the segment with the caching allocator.
+inline constexpr int kDevice1Frees = 1;
+// Without the caching allocator; its segment adds kSegmentBytes to both (the temporary one is
+// gone before the segment is taken, and before the driver allocation, which is smaller).
+inline constexpr size_t kDevice1Outstanding = kDevice1Bytes + kDriverDevice1Bytes;
+inline constexpr size_t kDevice1Peak = kDevice1Bytes + kDevice1TempBytes;
+
+// The driver view's totals over both devices, with the caching allocator (its device-1 segment).
+inline constexpr int kAllDevicesAllocations = kDeviceAllocations + kDevice1Allocations + 1;
+inline constexpr int kAllDevicesFrees = kDeviceFrees + kDevice1Frees;
+inline constexpr size_t kAllDevicesOutstanding =
+    kDeviceOutstanding + kDevice1Outstanding + kSegmentBytes;
+
 // Pinned host memory: cudaMallocHost(16384) and cudaHostAlloc(8192), freed at the end.
 inline constexpr size_t kPinnedBytes = 16384;
 inline constexpr size_t kHostAllocBytes = 8192;
@@ -81,5 +100,16 @@ inline constexpr int kHtoH = 1;                 // cudaMemcpy HtoH 10, pageable
 inline constexpr int kFrameworkAllocations = 8;
 inline constexpr int kFrameworkFrees = 5;
 inline constexpr size_t kFrameworkOutstanding = 2 * 1000 + 3000;
+inline constexpr size_t kFrameworkPeak = 2 * 1000 + 2 * 3000;  // Before the raw_delete.
+// Then malloc(device 1, 1000) twice, one freed: the device-1 part of the framework view.
+inline constexpr int kFrameworkDevice1Allocations = 2;
+inline constexpr int kFrameworkDevice1Frees = 1;
+inline constexpr size_t kFrameworkDevice1Outstanding = 1000;
+inline constexpr size_t kFrameworkDevice1Peak = 2000;
+// Held by the driver but not in use by the framework, per device and in all.
+inline constexpr size_t kFrameworkGapDevice0 = kDeviceOutstanding - kFrameworkOutstanding;
+inline constexpr size_t kFrameworkGapDevice1 =
+    kDevice1Outstanding + kSegmentBytes - kFrameworkDevice1Outstanding;
+inline constexpr size_t kFrameworkGap = kFrameworkGapDevice0 + kFrameworkGapDevice1;
 
 }  // namespace vigil::snoop::plan

@@ -2,13 +2,20 @@
 #include "collectors/bpf/cuda_process_totals.h"
 
 #include <set>
+#include <string>
 
 namespace vigil {
 
 CudaProcessTotals::Counts CudaProcessTotals::CountsOf(const snoop::ProcessSummary& p) {
   Counts c;
   c.launches = static_cast<double>(p.launches_total);
-  c.device_bytes = p.exited ? 0 : static_cast<double>(p.memory.outstanding_bytes);
+  // Per device; a summary without a device breakdown holds its bytes on device 0.
+  if (p.memory.by_device.empty()) {
+    c.device_bytes[0] = p.exited ? 0 : static_cast<double>(p.memory.outstanding_bytes);
+  }
+  for (const snoop::DeviceMemory& d : p.memory.by_device) {
+    c.device_bytes[d.device] += p.exited ? 0 : static_cast<double>(d.outstanding_bytes);
+  }
   for (const snoop::ApiCalls& a : p.syncs_by_api) {
     c.sync_seconds[a.api] += a.seconds;
   }
@@ -20,8 +27,8 @@ CudaProcessTotals::Counts CudaProcessTotals::CountsOf(const snoop::ProcessSummar
 
 void CudaProcessTotals::AddTo(const Counts& from, bool with_gauge, Counts* into) {
   into->launches += from.launches;
-  if (with_gauge) {
-    into->device_bytes += from.device_bytes;
+  for (const auto& [device, bytes] : from.device_bytes) {
+    into->device_bytes[device] += with_gauge ? bytes : 0;  // The series stays, at 0.
   }
   for (const auto& [api, seconds] : from.sync_seconds) {
     into->sync_seconds[api] += seconds;
@@ -64,7 +71,12 @@ void CudaProcessTotals::Write(MetricWriter& out) const {
       SortLabels(&l);
       out.Add(kCudaSyncSeconds, seconds, std::move(l));
     }
-    out.Add(kCudaDeviceMemory, c.device_bytes, labels);
+    for (const auto& [device, bytes] : c.device_bytes) {
+      Labels l = labels;
+      l.emplace_back("device", std::to_string(device));
+      SortLabels(&l);
+      out.Add(kCudaDeviceMemory, bytes, std::move(l));
+    }
     for (const auto& [kind, bytes] : c.copy_bytes) {
       Labels l = labels;
       l.emplace_back("kind", kind);

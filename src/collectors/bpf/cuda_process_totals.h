@@ -3,8 +3,9 @@
 // (SessionSummary) folded into per-group series. Processes are grouped like proc_process does
 // (labels comm plus the job labels of the pid's attribution, resolved once per pid) so PIDs stay
 // out of labels. Counters stay monotonic when processes come and go: a process that leaves the
-// snapshot keeps its last counts in its group; the device-memory gauge counts live processes
-// only. Not thread-safe (the collector's sequence owns it).
+// snapshot keeps its last counts in its group; the device-memory gauge (per CUDA device) counts
+// live processes only, and stays at 0 for a device a group used before. Not thread-safe (the
+// collector's sequence owns it).
 #pragma once
 
 #include <functional>
@@ -29,7 +30,7 @@ inline constexpr MetricDesc kCudaSyncSeconds{"vigil_process_cuda_sync_seconds_to
 inline constexpr MetricDesc kCudaDeviceMemory{
     "vigil_process_cuda_device_memory_bytes",
     "Device memory the group's live processes hold through the "
-    "CUDA driver, allocated since tracing began.",
+    "CUDA driver, allocated since tracing began, per device.",
     MetricKind::kGauge, "bytes"};
 inline constexpr MetricDesc kCudaCopyBytes{
     "vigil_process_cuda_copy_bytes_total",
@@ -55,7 +56,7 @@ class CudaProcessTotals {
  private:
   struct Counts {
     double launches = 0;
-    double device_bytes = 0;                     // Live processes only.
+    std::map<int, double> device_bytes;          // device -> (live processes only).
     std::map<std::string, double> sync_seconds;  // api ->
     std::map<std::string, double> copy_bytes;    // kind ->
   };

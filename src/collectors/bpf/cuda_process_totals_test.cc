@@ -79,16 +79,16 @@ TEST(CudaProcessTotalsTest, SumsProcessesPerCommAndJobWithExactSamples) {
                                "train,job_id=7,user=alice} 0.250000",
                                "vigil_process_cuda_sync_seconds_total{api=cudaStreamSynchronize,"
                                "comm=train,job_id=7,user=alice} 0.625000",
-                               "vigil_process_cuda_device_memory_bytes{comm=train,job_id=7,user="
-                               "alice} 3072.000000",
+                               "vigil_process_cuda_device_memory_bytes{comm=train,device=0,job_id="
+                               "7,user=alice} 3072.000000",
                                "vigil_process_cuda_copy_bytes_total{comm=train,job_id=7,kind=DtoH,"
                                "user=alice} 10.000000",
                                "vigil_process_cuda_copy_bytes_total{comm=train,job_id=7,kind=HtoD,"
                                "user=alice} 3500.000000",
                                "vigil_process_cuda_launches_total{comm=train,job_id=8,user=alice} "
                                "7.000000",
-                               "vigil_process_cuda_device_memory_bytes{comm=train,job_id=8,user="
-                               "alice} 4096.000000",
+                               "vigil_process_cuda_device_memory_bytes{comm=train,device=0,job_id="
+                               "8,user=alice} 4096.000000",
                            }));
   EXPECT_EQ(totals.groups(), 2u);
 }
@@ -114,10 +114,41 @@ TEST(CudaProcessTotalsTest, CountersStayMonotonicWhenAProcessExitsOrLeaves) {
   EXPECT_EQ(after_second,
             (std::vector<std::string>{
                 "vigil_process_cuda_launches_total{comm=train,job_id=7,user=alice} 170.000000",
-                "vigil_process_cuda_device_memory_bytes{comm=train,job_id=7,user=alice} 0.000000",
+                "vigil_process_cuda_device_memory_bytes{comm=train,device=0,job_id=7,user=alice} "
+                "0.000000",
             }));
   EXPECT_EQ(Lines(totals), after_second);
   EXPECT_EQ(jobs.asked[10], 1) << "labels are resolved once per pid";
+}
+
+TEST(CudaProcessTotalsTest, DeviceMemoryPerDeviceAndZeroOnceTheHolderLeaves) {
+  FakeJobs jobs;
+  CudaProcessTotals totals(jobs.Fn());
+  snoop::SessionSummary first;
+  first.processes = {Process(10, "train", 1), Process(11, "train", 1)};
+  first.processes[0].memory.by_device = {snoop::DeviceMemory{0, 1, 0, 1000, 1000},
+                                         snoop::DeviceMemory{1, 1, 0, 3000, 3000}};
+  first.processes[1].memory.by_device = {snoop::DeviceMemory{1, 1, 0, 500, 500}};
+  totals.Update(first);
+  EXPECT_EQ(Lines(totals),
+            (std::vector<std::string>{
+                "vigil_process_cuda_launches_total{comm=train,job_id=7,user=alice} 2.000000",
+                "vigil_process_cuda_device_memory_bytes{comm=train,device=0,job_id=7,user=alice} "
+                "1000.000000",
+                "vigil_process_cuda_device_memory_bytes{comm=train,device=1,job_id=7,user=alice} "
+                "3500.000000",
+            }));
+  snoop::SessionSummary second;
+  second.processes = {first.processes[1]};
+  totals.Update(second);  // pid 10 left: its device-0 bytes go, the series stays at 0.
+  EXPECT_EQ(Lines(totals),
+            (std::vector<std::string>{
+                "vigil_process_cuda_launches_total{comm=train,job_id=7,user=alice} 2.000000",
+                "vigil_process_cuda_device_memory_bytes{comm=train,device=0,job_id=7,user=alice} "
+                "0.000000",
+                "vigil_process_cuda_device_memory_bytes{comm=train,device=1,job_id=7,user=alice} "
+                "500.000000",
+            }));
 }
 
 TEST(CudaProcessTotalsTest, NothingTracedWritesNothing) {

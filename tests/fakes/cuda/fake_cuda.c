@@ -10,7 +10,12 @@
 #include "fake_common.h"
 
 typedef int CUresult; /* enum cudaError_enum: CUDA_SUCCESS = 0 */
-enum { CUDA_SUCCESS = 0, CUDA_ERROR_INVALID_VALUE = 1, CUDA_ERROR_NOT_FOUND = 500 };
+enum {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_INVALID_DEVICE = 101,
+  CUDA_ERROR_NOT_FOUND = 500
+};
 typedef unsigned long long CUdeviceptr; /* CUdeviceptr_v2 */
 typedef unsigned long long CUmemGenericAllocationHandle;
 typedef struct CUfunc_st* CUfunction;
@@ -18,6 +23,8 @@ typedef struct CUkern_st* CUkernel;
 typedef struct CUmod_st* CUmodule;
 typedef struct CUlib_st* CUlibrary;
 typedef struct CUstream_st* CUstream;
+typedef struct CUctx_st* CUcontext;
+typedef int CUdevice; /* CUdevice_v1 */
 typedef struct CUevent_st* CUevent;
 typedef struct CUgraphExec_st* CUgraphExec;
 typedef struct CUlaunchConfig_st CUlaunchConfig;
@@ -196,4 +203,42 @@ FAKE_API CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, 
   (void)ByteCount;
   FAKE_TOUCH(20);
   return dstDevice && srcDevice ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Contexts: one primary context per device (cuDevicePrimaryCtxRetain), and created ones
+ * (cuCtxCreate) from a small pool; each thread has a current context. */
+#define FAKE_DEVICE_COUNT 8
+#define FAKE_MAX_CONTEXTS 16
+static struct fake_ctx {
+  CUdevice device;
+} primary_ctx[FAKE_DEVICE_COUNT], created_ctx[FAKE_MAX_CONTEXTS];
+static int created_count;
+static __thread CUcontext current_ctx;
+
+FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
+  FAKE_TOUCH(21);
+  if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+  if (dev < 0 || dev >= FAKE_DEVICE_COUNT) return CUDA_ERROR_INVALID_DEVICE;
+  primary_ctx[dev].device = dev;
+  *pctx = (CUcontext)&primary_ctx[dev];
+  return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev) {
+  (void)flags;
+  FAKE_TOUCH(22);
+  if (!pctx) return CUDA_ERROR_INVALID_VALUE;
+  if (dev < 0 || dev >= FAKE_DEVICE_COUNT) return CUDA_ERROR_INVALID_DEVICE;
+  int i = __atomic_fetch_add(&created_count, 1, __ATOMIC_RELAXED);
+  if (i >= FAKE_MAX_CONTEXTS) return CUDA_ERROR_INVALID_VALUE; /* CUDA_ERROR_OUT_OF_MEMORY-ish */
+  created_ctx[i].device = dev;
+  *pctx = (CUcontext)&created_ctx[i];
+  current_ctx = *pctx;
+  return CUDA_SUCCESS;
+}
+
+FAKE_API CUresult cuCtxSetCurrent(CUcontext ctx) {
+  FAKE_TOUCH(23);
+  current_ctx = ctx;
+  return CUDA_SUCCESS;
 }

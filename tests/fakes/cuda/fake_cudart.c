@@ -10,7 +10,12 @@
 #include "fake_common.h"
 
 typedef int cudaError_t; /* enum cudaError: cudaSuccess = 0 */
-enum { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2 };
+enum {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorInvalidDevice = 101
+};
 typedef struct CUstream_st* cudaStream_t;
 typedef struct CUevent_st* cudaEvent_t;
 typedef struct CUgraphExec_st* cudaGraphExec_t;
@@ -163,5 +168,23 @@ FAKE_API cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count,
 
 FAKE_API cudaError_t cudaGetLastError(void) {
   FAKE_TOUCH(18);
+  return cudaSuccess;
+}
+
+/* Devices 0..FAKE_DEVICE_COUNT-1; each thread starts on device 0, as with the real runtime. */
+#define FAKE_DEVICE_COUNT 8
+static __thread int fake_current_device = 0;
+
+FAKE_API cudaError_t cudaSetDevice(int device) {
+  FAKE_TOUCH(19);
+  if (device < 0 || device >= FAKE_DEVICE_COUNT) return cudaErrorInvalidDevice;
+  fake_current_device = device;
+  return cudaSuccess;
+}
+
+FAKE_API cudaError_t cudaGetDevice(int* device) {
+  FAKE_TOUCH(20);
+  if (!device) return cudaErrorInvalidValue;
+  *device = fake_current_device;
   return cudaSuccess;
 }
