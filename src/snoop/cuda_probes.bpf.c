@@ -208,8 +208,11 @@ static __always_inline __u32 log2_bucket(__u64 v) {
 }
 
 // The spec for this probe's API, or NULL when the pid is not traced or the call is sampled out.
+// *weight_out: how many calls this recorded one stands for (1, or N while 1 in N is recorded),
+// so that counts stay estimates of every call, not of the recorded ones only.
 static __always_inline const volatile struct api_spec* begin(struct pt_regs* ctx, __u32* api_out,
-                                                             bool never_sample) {
+                                                             bool never_sample,
+                                                             __u32* weight_out) {
   __u32 pid = bpf_get_current_pid_tgid() >> 32;
   if (!bpf_map_lookup_elem(&traced, &pid)) {
     if (follow_all) {
@@ -229,6 +232,7 @@ static __always_inline const volatile struct api_spec* begin(struct pt_regs* ctx
   if (!never_sample && every > 1 && (ctr[VS_CTR_SEEN] % every) != 0) return NULL;
   ctr[VS_CTR_RECORDED] += 1;
   *api_out = api;
+  *weight_out = (!never_sample && every > 1) ? every : 1;
   return &specs[api];
 }
 
@@ -337,7 +341,8 @@ int vs_entry(struct pt_regs* ctx) {
   // Frees and device switches are never sampled out: each one moves later figures.
   bool keep = cookie < VS_MAX_APIS && (specs[cookie].klass == VS_CLASS_FREE ||
                                        specs[cookie].klass >= VS_CLASS_SET_DEVICE);
-  const volatile struct api_spec* s = begin(ctx, &api, keep);
+  __u32 weight = 1;
+  const volatile struct api_spec* s = begin(ctx, &api, keep, &weight);
   if (!s) return 0;
   __u64 id = bpf_get_current_pid_tgid();
   __u32 pid = id >> 32;
@@ -345,7 +350,7 @@ int vs_entry(struct pt_regs* ctx) {
   if (klass == VS_CLASS_LAUNCH || klass == VS_CLASS_GRAPH_LAUNCH) {
     struct launch_key k = {.pid = pid, .api = api, .func = 0};
     if (klass == VS_CLASS_LAUNCH) k.func = arg(ctx, s->arg_func);
-    add_u64(&launches, &k, 1);
+    add_u64(&launches, &k, weight);
     emit(api, klass, bpf_ktime_get_ns(), 0, k.func, 0, 0, 0, 0);
     return 0;
   }
@@ -369,8 +374,8 @@ int vs_entry(struct pt_regs* ctx) {
       c = bpf_map_lookup_elem(&copies, &k);
     }
     if (c) {
-      __sync_fetch_and_add(&c->count, 1);
-      __sync_fetch_and_add(&c->bytes, bytes);
+      __sync_fetch_and_add(&c->count, weight);
+      __sync_fetch_and_add(&c->bytes, bytes * weight);
     } else {
       bump(VS_CTR_MAP_FULL);
     }
@@ -392,7 +397,7 @@ int vs_entry(struct pt_regs* ctx) {
   }
   // SYNC, ALLOC, FUNC_NAME, SET_DEVICE: finished in vs_return.
   struct inflight_key k = {.pid = pid, .tid = (__u32)id, .api = api};
-  struct inflight f = {.start_ns = bpf_ktime_get_ns()};
+  struct inflight f = {.start_ns = bpf_ktime_get_ns(), .weight = weight};
   if (klass == VS_CLASS_ALLOC || klass == VS_CLASS_FUNC_NAME) {
     f.out = s->arg_out ? arg(ctx, s->arg_out) : 0;
     f.size = arg(ctx, s->arg_size);
@@ -418,11 +423,12 @@ static __always_inline void finish_sync(struct pt_regs* ctx, __u32 api, __u32 pi
     bpf_map_update_elem(&syncs, &k, &zero_sync, BPF_NOEXIST);
     st = bpf_map_lookup_elem(&syncs, &k);
   }
+  const __u64 w = f->weight > 0 ? f->weight : 1;
   if (st) {
-    __sync_fetch_and_add(&st->count, 1);
-    __sync_fetch_and_add(&st->ns, dur);
+    __sync_fetch_and_add(&st->count, w);
+    __sync_fetch_and_add(&st->ns, dur * w);
     __u32 b = log2_bucket(dur);
-    if (b < VS_HIST_BUCKETS) __sync_fetch_and_add(&st->hist[b], 1);
+    if (b < VS_HIST_BUCKETS) __sync_fetch_and_add(&st->hist[b], w);
   } else {
     bump(VS_CTR_MAP_FULL);
   }
@@ -436,8 +442,8 @@ static __always_inline void finish_sync(struct pt_regs* ctx, __u32 api, __u32 pi
     c = bpf_map_lookup_elem(&sync_stacks, &sk);
   }
   if (c) {
-    __sync_fetch_and_add(&c->count, 1);
-    __sync_fetch_and_add(&c->ns, dur);
+    __sync_fetch_and_add(&c->count, w);
+    __sync_fetch_and_add(&c->ns, dur * w);
   }
   emit(api, VS_CLASS_SYNC, f->start_ns, dur, 0, 0, 0, 0, 0);
 }

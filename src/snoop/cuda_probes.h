@@ -129,7 +129,7 @@ struct inflight {
   vs_u64 size;   /* ALLOC: the size asked for. */
   vs_u64 name;   /* FUNC_NAME: the name pointer. */
   vs_u32 device; /* ALLOC: the device allocated on; SET_DEVICE: the device asked for. */
-  vs_u32 pad;
+  vs_u32 weight; /* SYNC: the calls this one stands for (1, or N when 1 in N is recorded). */
 };
 
 /* The CUDA device a thread made current (cudaSetDevice); a thread not in the map is on 0. */
