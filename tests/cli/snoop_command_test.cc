@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -343,6 +344,15 @@ TEST_F(SnoopCommandTest, DurationEndsTheSessionByItself) {
 }
 
 TEST_F(SnoopCommandTest, WithoutPrivilegesOneLineAndExitStatus1) {
+  // A copy of the CLI the unprivileged user can reach: the build tree may sit in a directory
+  // only root can enter (a private temporary clone).
+  char tmpl[] = "/tmp/vigil-snoop-nobody-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string vigil = dir + "/vigil";
+  std::filesystem::copy_file(kVigil, vigil);
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(vigil.c_str(), 0755), 0);
   int err_pipe[2];
   ASSERT_EQ(::pipe2(err_pipe, O_CLOEXEC), 0);
   pid_t pid = ::fork();
@@ -350,7 +360,9 @@ TEST_F(SnoopCommandTest, WithoutPrivilegesOneLineAndExitStatus1) {
   if (pid == 0) {
     ::dup2(err_pipe[1], 2);
     if (geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(126);
-    Exec({"snoop", "--pid", "1"});
+    const char* argv[] = {vigil.c_str(), "snoop", "--pid", "1", nullptr};
+    ::execv(vigil.c_str(), const_cast<char**>(argv));
+    ::_exit(127);
   }
   ::close(err_pipe[1]);
   std::string err;
@@ -363,6 +375,7 @@ TEST_F(SnoopCommandTest, WithoutPrivilegesOneLineAndExitStatus1) {
   EXPECT_EQ(err.rfind("vigil snoop", 0), 0u) << err;
   EXPECT_NE(err.find("CAP_BPF"), std::string::npos) << err;
   EXPECT_NE(err.find("root"), std::string::npos) << err;
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(SnoopCommandTest, UsageErrorsExit2) {
