@@ -30,6 +30,9 @@ std::string ToLower(std::string_view text);
 // Appends `text` as a quoted JSON string (quotes, backslashes and control characters escaped).
 // For writers that stream JSON by hand on hot paths instead of building a document.
 void AppendJsonString(std::string_view text, std::string* out);
+// `text` with < > & " ' replaced by their HTML entities: safe in element text and quoted
+// attributes of the pages Vigil writes.
+std::string HtmlEscape(std::string_view text);
 // Replaces control characters so untrusted text is safe to log on one line.
 std::string SanitizeForLog(std::string_view text, size_t max_len = 200);
 

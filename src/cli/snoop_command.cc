@@ -8,11 +8,9 @@
 // the probes are detached before the summary is printed. With a command, vigil exits with the
 // command's exit status (128 + N when a signal N killed it), like strace; a command still running
 // when the session ends keeps running.
-#include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -25,6 +23,7 @@
 
 #include "base/time_util.h"
 #include "cli/cli_context.h"
+#include "cli/terminal_screen.h"
 #include "snoop/snoop_chrome_trace.h"
 #include "snoop/snoop_json.h"
 #include "snoop/snoop_live_view.h"
@@ -51,51 +50,6 @@ struct SnoopFlags {
   std::string json_path;
   std::string chrome_trace_path;
   std::vector<std::string> command;
-};
-
-// The alternate screen with the cursor hidden, and (without a command, which may read the
-// terminal itself) the keyboard in key-at-a-time mode so `q` stops; undone on destruction.
-class LiveScreen {
- public:
-  explicit LiveScreen(bool keyboard) {
-    keyboard_ = keyboard && isatty(STDIN_FILENO) != 0 && tcgetattr(STDIN_FILENO, &saved_) == 0;
-    if (keyboard_) {
-      termios raw = saved_;
-      raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
-      raw.c_cc[VMIN] = 0;
-      raw.c_cc[VTIME] = 0;
-      tcsetattr(STDIN_FILENO, TCSANOW, &raw);
-    }
-    std::fputs("\x1b[?1049h\x1b[?25l", stdout);
-    std::fflush(stdout);
-  }
-  ~LiveScreen() {
-    std::fputs("\x1b[?25h\x1b[?1049l", stdout);
-    std::fflush(stdout);
-    if (keyboard_) {
-      tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
-    }
-  }
-  LiveScreen(const LiveScreen&) = delete;
-  LiveScreen& operator=(const LiveScreen&) = delete;
-
-  void Draw(const std::string& frame) const {
-    const std::string text = "\x1b[H\x1b[2J" + frame + "press q or Ctrl-C to stop\n";
-    std::fputs(text.c_str(), stdout);
-    std::fflush(stdout);
-  }
-
-  // True when q (or Ctrl-C read as a key) was pressed; never blocks.
-  bool QuitPressed() const {
-    pollfd pfd{STDIN_FILENO, POLLIN, 0};
-    char c = 0;
-    return keyboard_ && poll(&pfd, 1, 0) > 0 && read(STDIN_FILENO, &c, 1) == 1 &&
-           (c == 'q' || c == 'Q' || c == 3);
-  }
-
- private:
-  bool keyboard_ = false;
-  termios saved_{};
 };
 
 void TerminalSize(size_t* width, size_t* height) {
@@ -202,7 +156,8 @@ int RunSnoop(const SnoopFlags& flags) {
                  n == 1 ? "process" : "processes", session->probes_attached());
   }
   {
-    std::optional<LiveScreen> screen;
+    // Without a command, which may read the terminal itself, the keyboard too, so `q` stops.
+    std::optional<TerminalScreen> screen;
     if (live) {
       screen.emplace(child < 0);
     }
@@ -218,7 +173,7 @@ int RunSnoop(const SnoopFlags& flags) {
       }
       take_raw();
       const int64_t now = MonotonicNanos();
-      if (g_stop != 0 || (screen && screen->QuitPressed())) {
+      if (g_stop != 0 || (screen && screen->QuitKeyWithin(0))) {
         end_reason = "stopped";
       } else if (duration_ns && now - start_ns >= *duration_ns) {
         end_reason = "duration reached";
@@ -238,7 +193,7 @@ int RunSnoop(const SnoopFlags& flags) {
         frame.current = &current;
         frame.interval_seconds = static_cast<double>(now - previous_ns) / kNanosPerSecond;
         TerminalSize(&frame.width, &frame.height);
-        screen->Draw(snoop::RenderSnoopLive(frame));
+        screen->Draw(snoop::RenderSnoopLive(frame) + "press q or Ctrl-C to stop\n");
         previous = std::move(current);
         have_previous = true;
         previous_ns = now;

@@ -2,10 +2,8 @@
 // `vigil top`: a live terminal view of one host (see cli/top_view.h for what it shows), redrawn
 // every --interval until `q` or Ctrl-C, with plain ANSI escapes (alternate screen, home, clear).
 // `--once`, or an output that is not a terminal, prints a single frame without escapes.
-#include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -15,6 +13,7 @@
 
 #include "base/time_util.h"
 #include "cli/cli_context.h"
+#include "cli/terminal_screen.h"
 #include "cli/top_view.h"
 
 namespace vigil {
@@ -29,58 +28,21 @@ struct TopOptions {
   std::string interval = "1s";
 };
 
-// Puts the terminal in no-echo, key-at-a-time mode on the alternate screen; undoes it on exit.
-class TerminalSession {
- public:
-  TerminalSession() {
-    keyboard_ = isatty(STDIN_FILENO) != 0 && tcgetattr(STDIN_FILENO, &saved_) == 0;
-    if (keyboard_) {
-      termios raw = saved_;
-      raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
-      raw.c_cc[VMIN] = 0;
-      raw.c_cc[VTIME] = 0;
-      tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+// Waits up to timeout_ns for a key; true when the user asked to quit (q, Ctrl-C as a key or
+// SIGINT/SIGTERM).
+bool WaitForQuit(const TerminalScreen& screen, int64_t timeout_ns) {
+  const int64_t deadline = MonotonicNanos() + timeout_ns;
+  while (g_interrupted == 0) {
+    const int64_t left = deadline - MonotonicNanos();
+    if (left <= 0) {
+      return false;
     }
-    std::fputs("\x1b[?1049h\x1b[?25l", stdout);
-  }
-  ~TerminalSession() {
-    std::fputs("\x1b[?25h\x1b[?1049l", stdout);
-    std::fflush(stdout);
-    if (keyboard_) {
-      tcsetattr(STDIN_FILENO, TCSANOW, &saved_);
+    if (screen.QuitKeyWithin(static_cast<int>(left / kNanosPerMilli) + 1)) {
+      return true;
     }
   }
-  TerminalSession(const TerminalSession&) = delete;
-  TerminalSession& operator=(const TerminalSession&) = delete;
-
-  // Waits up to timeout_ns for a key; true when the user asked to quit.
-  bool WaitForQuit(int64_t timeout_ns) const {
-    const int64_t deadline = MonotonicNanos() + timeout_ns;
-    while (g_interrupted == 0) {
-      const int64_t left = deadline - MonotonicNanos();
-      if (left <= 0) {
-        return false;
-      }
-      pollfd pfd{STDIN_FILENO, POLLIN, 0};
-      const int ms = static_cast<int>(left / kNanosPerMilli) + 1;
-      if (!keyboard_) {
-        poll(nullptr, 0, ms);
-        continue;
-      }
-      if (poll(&pfd, 1, ms) > 0) {
-        char c = 0;
-        if (read(STDIN_FILENO, &c, 1) == 1 && (c == 'q' || c == 'Q' || c == 3)) {
-          return true;
-        }
-      }
-    }
-    return true;
-  }
-
- private:
-  bool keyboard_ = false;
-  termios saved_{};
-};
+  return true;
+}
 
 int TerminalWidth() {
   winsize ws{};
@@ -111,20 +73,20 @@ int RunTop(const CliContext& ctx, const TopOptions& opts) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-  TerminalSession terminal;
+  TerminalScreen terminal;
   for (;;) {
     std::string frame = "\x1b[H\x1b[2J" + RenderTop(*data, TerminalWidth());
     frame += "\npress q to quit\n";
     std::fputs(frame.c_str(), stdout);
     std::fflush(stdout);
-    if (terminal.WaitForQuit(*interval)) {
+    if (WaitForQuit(terminal, *interval)) {
       return kExitOk;
     }
     data = FetchTop(ctx);
     if (!data.ok()) {
       std::fprintf(stdout, "\x1b[H\x1b[2Jvigil top: %s\n", data.status().message().c_str());
       std::fflush(stdout);
-      if (terminal.WaitForQuit(*interval)) {
+      if (WaitForQuit(terminal, *interval)) {
         return kExitOk;
       }
       data = FetchTop(ctx);

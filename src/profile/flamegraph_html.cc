@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/strings.h"
 #include "profile/json_output.h"
 
 namespace vigil {
@@ -128,29 +129,6 @@ constexpr char kTail[] = R"HTML(</script>
 </script></body></html>
 )HTML";
 
-std::string EscapeHtml(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string EscapeJsonForScript(const std::string& json) {
@@ -174,7 +152,7 @@ std::string WriteFlameGraphHtml(const Profile& profile, const std::string& title
                  std::to_string(info.frequency_hz) + " Hz over " +
                  std::to_string(info.duration_ns / 1000000) + " ms";
   std::string head = kHead;
-  const std::string escaped_title = EscapeHtml(title);
+  const std::string escaped_title = HtmlEscape(title);
   for (size_t pos = 0; (pos = head.find("TITLE", pos)) != std::string::npos;) {
     head.replace(pos, 5, escaped_title);
     pos += escaped_title.size();

@@ -20,7 +20,7 @@ enum class CudaLibrary { kRuntime, kDriver, kCachingAllocator };
 struct CudaApi {
   std::string_view symbol;  // Mangled for C++ ("_ZN3c104cuda...").
   std::string_view name;    // As reported ("cudaMalloc", "CUDACachingAllocator::malloc").
-  CudaLibrary library;
+  CudaLibrary provider;     // The library that defines the symbol.
   api_spec spec;
 };
 

@@ -10,7 +10,7 @@ namespace {
 
 struct Pattern {
   std::string_view prefix;  // Basename prefix of the mapped file.
-  CudaLibrary library;
+  CudaLibrary provider;
 };
 
 constexpr Pattern kPatterns[] = {
@@ -19,9 +19,10 @@ constexpr Pattern kPatterns[] = {
     {"libc10_cuda.so", CudaLibrary::kCachingAllocator},
 };
 
-CudaLibraryFile FileOf(int pid, const Mapping& m, CudaLibrary library, std::string_view proc_root) {
+CudaLibraryFile FileOf(int pid, const Mapping& m, CudaLibrary provider,
+                       std::string_view proc_root) {
   CudaLibraryFile f;
-  f.library = library;
+  f.provider = provider;
   f.path = m.path;
   f.open_path = MappedFilePath(pid, m.path, proc_root);
   f.device = m.device;
@@ -50,8 +51,8 @@ std::vector<CudaLibraryFile> FindCudaLibraries(int pid, const std::vector<Mappin
   for (const Pattern& p : kPatterns) {
     std::optional<Mapping> m = FindMappedLibrary(maps, p.prefix);
     if (!m) continue;
-    found.push_back(FileOf(pid, *m, p.library, proc_root));
-    have_runtime |= p.library == CudaLibrary::kRuntime;
+    found.push_back(FileOf(pid, *m, p.provider, proc_root));
+    have_runtime |= p.provider == CudaLibrary::kRuntime;
   }
   if (!have_runtime) {
     std::optional<Mapping> exe = ExecutableMapping(pid, maps, proc_root);
@@ -81,7 +82,7 @@ StatusOr<std::vector<CudaLibraryFile>> FindCudaLibraries(int pid, std::string_vi
 }
 
 std::string_view LibraryKindName(const CudaLibraryFile& file) {
-  switch (file.library) {
+  switch (file.provider) {
     case CudaLibrary::kRuntime:
       return file.static_in_executable ? "cudart_static" : "cudart";
     case CudaLibrary::kDriver:

@@ -18,7 +18,7 @@
 namespace vigil::snoop {
 
 struct CudaLibraryFile {
-  CudaLibrary library = CudaLibrary::kRuntime;
+  CudaLibrary provider = CudaLibrary::kRuntime;
   bool static_in_executable = false;  // cudart's symbols are in the executable itself.
   std::string path;                   // As the process sees it.
   std::string open_path;              // <proc_root>/PID/root<path>.

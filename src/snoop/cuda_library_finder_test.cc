@@ -14,14 +14,14 @@ TEST(CudaLibraryFinder, FindsRuntimeDriverAndAllocatorThroughProcRoot) {
       "7f0000006000-7f0000007000 r-xp 00001000 fd:01 14 /usr/lib/libc.so.6\n");
   std::vector<CudaLibraryFile> found = FindCudaLibraries(42, maps, "/proc");
   ASSERT_EQ(found.size(), 3u);
-  EXPECT_EQ(found[0].library, CudaLibrary::kRuntime);
+  EXPECT_EQ(found[0].provider, CudaLibrary::kRuntime);
   EXPECT_EQ(found[0].path, "/usr/lib/libcudart.so.12.4.99");
   EXPECT_EQ(found[0].open_path, "/proc/42/root/usr/lib/libcudart.so.12.4.99");
   EXPECT_EQ(found[0].inode, 11u);
   EXPECT_EQ(LibraryKindName(found[0]), "cudart");
-  EXPECT_EQ(found[1].library, CudaLibrary::kDriver);
+  EXPECT_EQ(found[1].provider, CudaLibrary::kDriver);
   EXPECT_EQ(LibraryKindName(found[1]), "cuda");
-  EXPECT_EQ(found[2].library, CudaLibrary::kCachingAllocator);
+  EXPECT_EQ(found[2].provider, CudaLibrary::kCachingAllocator);
   EXPECT_EQ(LibraryKindName(found[2]), "c10_cuda");
 }
 

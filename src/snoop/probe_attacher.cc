@@ -84,7 +84,7 @@ StatusOr<int> ProbeAttacher::Attach(const CudaLibraryFile& file) {
   const auto apis = CudaApis();
   for (size_t i = 0; i < apis.size(); ++i) {
     const CudaApi& api = apis[i];
-    if (api.library != file.library) continue;
+    if (api.provider != file.provider) continue;
     std::optional<ElfSymbol> sym = image->FindSymbol(api.symbol);
     if (!sym || sym->address == 0) continue;
     std::optional<uint64_t> offset = image->FileOffsetOfAddress(sym->address);

@@ -41,7 +41,7 @@ void TracedNames::MarkExited(int pid) {
 
 std::string TracedNames::KernelName(uint32_t pid, uint32_t api, uint64_t func) {
   auto apis = CudaApis();
-  bool driver = api < apis.size() && apis[api].library == CudaLibrary::kDriver;
+  bool driver = api < apis.size() && apis[api].provider == CudaLibrary::kDriver;
   auto key = std::make_tuple(pid, driver, func);
   auto it = kernel_names_.find(key);
   if (it != kernel_names_.end()) return it->second;

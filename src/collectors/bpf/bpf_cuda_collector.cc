@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/bpf/bpf_cuda_collector.h"
 
+#include "collectors/job_labels.h"
 #include "snoop/snoop_session.h"
 
 namespace vigil {
@@ -35,17 +36,7 @@ Labels BpfCudaCollector::LabelsOf(int pid, const std::string& comm) {
   Labels labels = {{"comm", comm}};
   if (options_.resolver) {
     if (StatusOr<JobInfo> job = options_.resolver->Resolve(pid); job.ok()) {
-      const std::pair<const char*, const std::string*> job_labels[] = {
-          {"job_id", &job->job_id},
-          {"user", &job->user},
-          {"team", &job->team},
-          {"model", &job->model},
-          {"framework", &job->framework}};
-      for (const auto& [name, value] : job_labels) {
-        if (!value->empty()) {
-          labels.emplace_back(name, *value);
-        }
-      }
+      AppendJobLabels(*job, &labels);
     }
   }
   SortLabels(&labels);

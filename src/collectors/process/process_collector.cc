@@ -12,6 +12,7 @@
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "collectors/job_labels.h"
 
 namespace vigil {
 namespace {
@@ -159,17 +160,7 @@ Status ProcessCollector::Collect(MetricWriter& out) {
         continue;  // Exited between the two reads.
       }
       if (job.ok()) {
-        const std::pair<const char*, const std::string*> job_labels[] = {
-            {"job_id", &job->job_id},
-            {"user", &job->user},
-            {"team", &job->team},
-            {"model", &job->model},
-            {"framework", &job->framework}};
-        for (const auto& [name, value] : job_labels) {
-          if (!value->empty()) {
-            labels.emplace_back(name, *value);
-          }
-        }
+        AppendJobLabels(*job, &labels);
       }
     }
     SortLabels(&labels);

@@ -192,33 +192,6 @@ void HtmlCrossRank(const Report& report, std::string* h) {
   *h += "</table>";
 }
 
-std::string HtmlEscape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
-}
-
 std::string RenderHtmlReport(const Report& report) {
   std::string h =
       "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>vigil analyze</title><style>";

@@ -8,13 +8,11 @@
 
 #include <string>
 
+#include "base/strings.h"  // HtmlEscape, for the section writers
 #include "trace/results/report.h"
 
 namespace vigil::trace {
 
 std::string RenderHtmlReport(const Report& report);
-
-// Escapes text for HTML element content and attribute values.
-std::string HtmlEscape(std::string_view s);
 
 }  // namespace vigil::trace
