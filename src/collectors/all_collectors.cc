@@ -3,7 +3,9 @@
 
 #include "collectors/bpf/bpf_cuda_collector.h"
 #include "collectors/cgroup/cgroup_collector.h"
+#include "collectors/daemon_self_collector.h"
 #include "collectors/gpu_collector.h"
+#include "collectors/ipc_fabric_collector.h"
 #include "collectors/perf_pmu_collector.h"
 #include "collectors/proc_cpu_collector.h"
 #include "collectors/proc_diskstats_collector.h"
@@ -22,7 +24,9 @@ namespace {
 constexpr const CollectorInfo* kAllCollectors[] = {
     nullptr,  // Placeholder so the array is never empty; AllCollectors() skips it.
     &BpfCudaCollector::kInfo,
+    &DaemonSelfCollector::kInfo,
     &GpuCollector::kInfo,
+    &IpcFabricCollector::kInfo,
     &PerfPmuCollector::kInfo,
     &ProcCpuCollector::kInfo,
     &ProcDiskstatsCollector::kInfo,

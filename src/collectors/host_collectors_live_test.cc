@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/host_test_util.h"
 #include "collectors/proc_cpu_collector.h"
 #include "collectors/proc_diskstats_collector.h"
@@ -30,10 +30,10 @@ TEST(HostCollectorsLiveTest, EveryCollectorRunsOnThisHost) {
       &ProcLoadavgCollector::kInfo,       &ProcMeminfoCollector::kInfo,
       &ProcNetdevCollector::kInfo,        &ProcPressureCollector::kInfo,
       &StatvfsFilesystemCollector::kInfo, &SysInfinibandCollector::kInfo};
-  const CollectorOptions options;  // The real /proc and /sys.
+  const CollectorContext context;  // The real /proc and /sys.
   for (const CollectorInfo* info : infos) {
     SCOPED_TRACE(info->name);
-    std::unique_ptr<Collector> collector = info->create(options);
+    std::unique_ptr<Collector> collector = info->create(context);
     ASSERT_NE(collector, nullptr);
 
     auto r = CollectOnce(*collector);

@@ -7,7 +7,7 @@
 
 #include "base/logging.h"
 #include "base/strings.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/proc_parse.h"
 
 namespace vigil {
@@ -59,8 +59,8 @@ constexpr const MetricDesc* kMetrics[] = {
     &kDirty,         &kWriteback,    &kShmem,        &kSwapTotal, &kSwapFree, &kHugePages,
     &kHugePagesFree, &kHugePageSize, &kNumaTotal,    &kNumaFree,  &kNumaUsed};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<ProcMeminfoCollector>(options.paths);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<ProcMeminfoCollector>(context.paths);
 }
 
 using Meminfo = ProcMeminfoCollector::Meminfo;

@@ -4,7 +4,7 @@
 #include <span>
 
 #include "base/strings.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/proc_parse.h"
 
 namespace vigil {
@@ -80,8 +80,9 @@ constexpr SnmpField kTcpFields[] = {
 constexpr SnmpField kTcpExtFields[] = {{"ListenOverflows", &kTcpListenOverflows},
                                        {"ListenDrops", &kTcpListenDrops}};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<ProcNetdevCollector>(options.paths);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<ProcNetdevCollector>(context.paths,
+                                               context.OptionsFor<ProcNetdevOptions>());
 }
 
 void AddSnmp(const ProcNetdevCollector::Pairs& pairs, std::span<const SnmpField> fields,

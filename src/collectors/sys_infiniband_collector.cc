@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "base/strings.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/proc_parse.h"
 
 namespace vigil {
@@ -54,8 +54,8 @@ constexpr CounterFile kCounters[] = {
     {"symbol_error", &kSymbolErrors, 1},   {"link_downed", &kLinkDowned, 1},
 };
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<SysInfinibandCollector>(options.paths);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<SysInfinibandCollector>(context.paths);
 }
 
 std::vector<std::string> SortedDir(const std::string& path, Status* error) {

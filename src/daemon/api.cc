@@ -10,8 +10,8 @@
 #include "base/file_util.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "base/version.h"
 #include "daemon/api_time.h"
-#include "daemon/self_collector.h"
 #include "daemon/series_json.h"
 #include "metrics/prometheus_text.h"
 

@@ -11,11 +11,11 @@
 
 #include "base/logging.h"
 #include "base/secret_file.h"
+#include "base/version.h"
 #include "collectors/all_collectors.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
 #include "daemon/privilege_drop.h"
-#include "daemon/self_collector.h"
 #include "sinks/all_sinks.h"
 
 namespace {
@@ -96,7 +96,7 @@ int DropAndCheck(vigil::daemon::DaemonConfig* config) {
 
 int main(int argc, char** argv) {
   CLI::App app{"vigild: Vigil's per-host telemetry daemon"};
-  app.set_version_flag("--version", vigil::daemon::kVersion);
+  app.set_version_flag("--version", vigil::kVersion);
   std::string config_file;
   app.add_option("--config", config_file, "TOML config file (same keys as the flags)");
   std::deque<std::string> values;

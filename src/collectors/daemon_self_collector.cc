@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "daemon/self_collector.h"
+#include "collectors/daemon_self_collector.h"
 
 #include <unistd.h>
 
@@ -8,8 +8,10 @@
 #include "base/file_util.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "base/version.h"
+#include "collectors/collector_context.h"
 
-namespace vigil::daemon {
+namespace vigil {
 namespace {
 
 constexpr MetricDesc kCpu{"vigil_daemon_cpu_seconds_total",
@@ -27,43 +29,55 @@ constexpr MetricDesc kStoreDropped{"vigil_daemon_store_dropped_series_total",
                                    MetricKind::kCounter, ""};
 constexpr MetricDesc kUptime{"vigil_daemon_uptime_seconds", "Seconds since vigild started.",
                              MetricKind::kGauge, "seconds"};
-constexpr MetricDesc kInfo{"vigil_daemon_info", "Always 1; version and rpc_address are labels.",
-                           MetricKind::kGauge, "info"};
+constexpr MetricDesc kDaemonInfo{"vigil_daemon_info",
+                                 "Always 1; version and rpc_address are labels.",
+                                 MetricKind::kGauge, "info"};
 constexpr MetricDesc kSinkDropped{"vigil_daemon_sink_dropped_batches_total",
                                   "Batches a sink dropped because it fell behind or failed.",
                                   MetricKind::kCounter, ""};
 
-}  // namespace
+constexpr const MetricDesc* kMetrics[] = {&kCpu,          &kRss,    &kStoreSeries, &kStoreBytes,
+                                          &kStoreDropped, &kUptime, &kDaemonInfo,  &kSinkDropped};
 
-SelfCollector::SelfCollector(std::function<SeriesStoreStats()> store_stats,
-                             std::function<std::vector<SinkDrops>()> sink_drops,
-                             int64_t start_unix_ns, std::function<std::string()> rpc_address)
-    : store_stats_(std::move(store_stats)),
-      sink_drops_(std::move(sink_drops)),
-      start_unix_ns_(start_unix_ns),
-      rpc_address_(std::move(rpc_address)) {}
-
-std::vector<const MetricDesc*> SelfCollector::Metrics() {
-  return {&kCpu,          &kRss,    &kStoreSeries, &kStoreBytes,
-          &kStoreDropped, &kUptime, &kInfo,        &kSinkDropped};
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<DaemonSelfCollector>(context.OptionsFor<DaemonSelfCollectorOptions>());
 }
 
-Status SelfCollector::Collect(MetricWriter& out) {
-  const std::string rpc = rpc_address_ ? rpc_address_() : std::string();
+}  // namespace
+
+const CollectorInfo DaemonSelfCollector::kInfo = {
+    .name = "daemon_self",
+    .help = "vigild's own CPU, memory, series store, uptime and sink drops.",
+    .enabled_by_default = true,
+    .metrics = kMetrics,
+    .create = &Create,
+};
+
+DaemonSelfCollector::DaemonSelfCollector(DaemonSelfCollectorOptions options)
+    : options_(std::move(options)) {
+  if (options_.start_unix_ns == 0) {
+    options_.start_unix_ns = UnixNanos();
+  }
+}
+
+Status DaemonSelfCollector::Collect(MetricWriter& out) {
+  if (!options_.store_stats) {
+    // vigild --once prints the host alone: its own numbers would make the output unstable.
+    return NotFoundError("the daemon's own state is reported only by a running vigild");
+  }
+  const std::string rpc = options_.rpc_address ? options_.rpc_address() : std::string();
   if (rpc.empty()) {
-    out.Add(kInfo, 1, {{"version", kVersion}});
+    out.Add(kDaemonInfo, 1, {{"version", kVersion}});
   } else {
-    out.Add(kInfo, 1, {{"rpc_address", rpc}, {"version", kVersion}});
+    out.Add(kDaemonInfo, 1, {{"rpc_address", rpc}, {"version", kVersion}});
   }
-  out.Add(kUptime, static_cast<double>(UnixNanos() - start_unix_ns_) / 1e9);
-  if (store_stats_) {
-    const SeriesStoreStats stats = store_stats_();
-    out.Add(kStoreSeries, static_cast<double>(stats.series));
-    out.Add(kStoreBytes, static_cast<double>(stats.bytes));
-    out.Add(kStoreDropped, static_cast<double>(stats.dropped_series));
-  }
-  if (sink_drops_) {
-    for (const SinkDrops& d : sink_drops_()) {
+  out.Add(kUptime, static_cast<double>(UnixNanos() - options_.start_unix_ns) / 1e9);
+  const SeriesStoreStats stats = options_.store_stats();
+  out.Add(kStoreSeries, static_cast<double>(stats.series));
+  out.Add(kStoreBytes, static_cast<double>(stats.bytes));
+  out.Add(kStoreDropped, static_cast<double>(stats.dropped_series));
+  if (options_.sink_drops) {
+    for (const SinkDrops& d : options_.sink_drops()) {
       out.Add(kSinkDropped, static_cast<double>(d.dropped), {{"sink", d.sink}});
     }
   }
@@ -91,4 +105,4 @@ Status SelfCollector::Collect(MetricWriter& out) {
   return OkStatus();
 }
 
-}  // namespace vigil::daemon
+}  // namespace vigil
