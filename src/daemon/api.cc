@@ -279,6 +279,7 @@ void RegisterDaemonMethods(const DaemonView* view, RpcDispatcher* dispatcher) {
 
 HttpApi MakeHttpApi(const DaemonView* view) {
   HttpApi api;
+  api.host_name = view->hostname;
   api.metrics_text = [view] { return MetricsText(*view); };
   api.latest = [view](const std::string& selector) {
     return QueryLatest(*view->store, selector, LatestMaxAge(*view));
