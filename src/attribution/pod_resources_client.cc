@@ -3,6 +3,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <mutex>
 #include <utility>
 
 #include "attribution/kubelet/podresources_v1.grpc.pb.h"
@@ -64,21 +65,29 @@ PodResources Convert(const v1::PodResources& pod) {
 }  // namespace
 
 struct PodResourcesClient::Impl {
-  std::unique_ptr<v1::PodResourcesLister::Stub> stub;
+  std::mutex mu;
+  std::unique_ptr<v1::PodResourcesLister::Stub> stub;  // Made on first use; guarded by mu.
+
+  v1::PodResourcesLister::Stub* Stub(const std::string& socket_path) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!stub) {
+      grpc::ChannelArguments args;
+      args.SetMaxReceiveMessageSize(kMaxReplyBytes);
+      args.SetMaxSendMessageSize(1 << 16);
+      // Reconnect soon after the kubelet restarts (it recreates the socket) rather than backing
+      // off for minutes: the deadline of each call bounds the wait anyway.
+      args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 5000);
+      stub = v1::PodResourcesLister::NewStub(grpc::CreateCustomChannel(
+          "unix:" + socket_path, grpc::InsecureChannelCredentials(), args));
+    }
+    return stub.get();
+  }
 };
 
+// The channel (and gRPC's threads) only once the kubelet is first asked: hosts without
+// Kubernetes never start them.
 PodResourcesClient::PodResourcesClient(std::string socket_path)
-    : socket_path_(std::move(socket_path)), impl_(std::make_unique<Impl>()) {
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(kMaxReplyBytes);
-  args.SetMaxSendMessageSize(1 << 16);
-  // Reconnect soon after the kubelet restarts (it recreates the socket) rather than backing off
-  // for minutes: the deadline of each call bounds the wait anyway.
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 5000);
-  auto channel =
-      grpc::CreateCustomChannel("unix:" + socket_path_, grpc::InsecureChannelCredentials(), args);
-  impl_->stub = v1::PodResourcesLister::NewStub(channel);
-}
+    : socket_path_(std::move(socket_path)), impl_(std::make_unique<Impl>()) {}
 
 PodResourcesClient::~PodResourcesClient() = default;
 
@@ -87,7 +96,7 @@ StatusOr<std::vector<PodResources>> PodResourcesClient::List(std::chrono::millis
   context.set_deadline(std::chrono::system_clock::now() + deadline);
   v1::ListPodResourcesRequest request;
   v1::ListPodResourcesResponse response;
-  grpc::Status s = impl_->stub->List(&context, request, &response);
+  grpc::Status s = impl_->Stub(socket_path_)->List(&context, request, &response);
   if (!s.ok()) {
     return FromGrpc(s, "pod-resources List on " + socket_path_);
   }
@@ -108,7 +117,7 @@ StatusOr<PodResources> PodResourcesClient::Get(const std::string& namespace_name
   request.set_pod_name(pod_name);
   request.set_pod_namespace(namespace_name);
   v1::GetPodResourcesResponse response;
-  grpc::Status s = impl_->stub->Get(&context, request, &response);
+  grpc::Status s = impl_->Stub(socket_path_)->Get(&context, request, &response);
   if (!s.ok()) {
     return FromGrpc(s, "pod-resources Get " + namespace_name + "/" + pod_name);
   }

@@ -109,7 +109,7 @@ void SlurmJobLookup::Refresh(bool force) {
   }
   if (options_.scontrol.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
-    health_.message = "scontrol lookups are off";
+    health_.message = options_.off_reason;
     return;
   }
   StatusOr<BoundedCommandResult> run = RunBoundedCommand(

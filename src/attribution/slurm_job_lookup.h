@@ -17,10 +17,11 @@
 namespace vigil {
 
 struct SlurmJobLookupOptions {
-  std::string scontrol = "scontrol";         // Looked up on PATH; "" turns scontrol off.
-  int64_t call_deadline_ns = 3'000'000'000;  // One scontrol run.
-  int64_t refresh_ns = 30'000'000'000;       // listpids answer reused this long.
-  int64_t min_refresh_ns = 5'000'000'000;    // Never two runs closer than this.
+  std::string scontrol = "scontrol";                    // Looked up on PATH; "" turns scontrol off.
+  std::string off_reason = "scontrol lookups are off";  // Status text when scontrol is "".
+  int64_t call_deadline_ns = 3'000'000'000;             // One scontrol run.
+  int64_t refresh_ns = 30'000'000'000;                  // listpids answer reused this long.
+  int64_t min_refresh_ns = 5'000'000'000;               // Never two runs closer than this.
   size_t max_output_bytes = 4 << 20;
   std::function<int64_t()> monotonic_ns;  // Default: MonotonicNanos.
 };

@@ -20,6 +20,9 @@ std::unique_ptr<Collector> Create(const CollectorOptions& options) {
 #if VIGIL_HAVE_ATTRIBUTION
   if (std::shared_ptr<JobResolver> resolver = options.resolver) {
     config.resolve = [resolver](int pid) { return resolver->Resolve(pid); };
+    config.resolve_on_device = [resolver](int pid, const std::vector<std::string>& devices) {
+      return resolver->ResolveOnDevice(pid, devices);
+    };
   }
 #endif
   config.watch_list = options.watch_list;
