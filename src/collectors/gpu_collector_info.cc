@@ -21,6 +21,9 @@ std::unique_ptr<Collector> Create(const CollectorContext& context) {
 #if VIGIL_HAVE_ATTRIBUTION
   if (std::shared_ptr<JobResolver> resolver = context.resolver) {
     config.resolve = [resolver](int pid) { return resolver->Resolve(pid); };
+    config.resolve_on_device = [resolver](int pid, const std::vector<std::string>& devices) {
+      return resolver->ResolveOnDevice(pid, devices);
+    };
   }
 #endif
   config.watch_list = context.watch_list;

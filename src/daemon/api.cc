@@ -104,6 +104,10 @@ nlohmann::json StatusFor(const DaemonView& view, const CallerInfo& caller) {
 
 std::vector<std::string> ReducedFeatures(const DaemonView& view) {
   std::vector<std::string> out = view.static_reduced_features;
+  if (view.resolver) {
+    // Job attribution degraded to cgroup paths (kubelet socket missing, scontrol absent).
+    for (std::string& line : view.resolver->Degradations()) out.push_back(std::move(line));
+  }
   if (view.scheduler != nullptr) {
     for (const CollectorHealth& h : view.scheduler->Health()) {
       // Absent for want of permission, or absent in part: a collector that still wrote samples

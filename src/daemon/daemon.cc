@@ -167,6 +167,16 @@ Status Daemon::Prepare() {
   resolver_options.proc_root = config_.proc_root;
   resolver_options.env_allow_list = config_.env_allow_list;
   resolver_options.mapping_file = config_.mapping_file;
+  resolver_options.kubelet_configured = !config_.kubelet_socket.empty();
+  if (config_.seccomp) {  // The allow-list forbids starting programs; vigild would stop.
+    resolver_options.slurm.scontrol = "";
+    resolver_options.slurm.off_reason =
+        "scontrol cannot run under vigild's system-call allow-list (--seccomp=false allows it)";
+  }
+  if (resolver_options.kubelet_configured) {
+    resolver_options.kubelet.socket_path =
+        config_.kubelet_socket == "off" ? "" : config_.kubelet_socket;
+  }
   resolver_ = std::make_shared<JobResolver>(resolver_options);
   if (!config_.mapping_file.empty()) {
     VIGIL_RETURN_IF_ERROR(resolver_->LoadMapping().WithContext("mapping_file"));

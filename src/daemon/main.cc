@@ -44,6 +44,7 @@ constexpr ValueFlag kValueFlags[] = {
     {"--host-name", "host_name", "This host's name in the fleet (default: the hostname)"},
     {"--state-dir", "state_dir", "Where the fleet spool and remote-write buffer live"},
     {"--mapping-file", "mapping_file", "Job mapping file (team/model per job or cgroup)"},
+    {"--kubelet-socket", "kubelet_socket", "Kubelet pod-resources socket, or off (default path)"},
     {"--pmu-events", "pmu_events", "perf_pmu presets and events (default,software)"},
     {"--pmu-cgroups", "pmu_cgroups", "Comma-separated cgroups perf_pmu counts separately"},
     {"--log-level", "log_level", "debug|info|warn|error|off (info)"},
