@@ -529,7 +529,9 @@ SessionSummary SnoopSession::Snapshot() {
   s.events_dropped = ReadCounter(impl_->fds.counters, VS_CTR_RB_DROPPED) + impl_->raw_dropped;
   s.python_frames = impl_->python != nullptr;
   s.warnings = impl_->warnings;
-  if (!s.python_frames) s.warnings.push_back("stacks are native frames only (no Python frames)");
+  if (!s.python_frames) {
+    s.warnings.push_back("stacks are native frames only (Python frames turned off)");
+  }
   if (uint64_t missed = ReadCounter(impl_->fds.counters, VS_CTR_PY_NO_THREAD); missed > 0) {
     s.warnings.push_back(std::to_string(missed) +
                          " stacks in CPython processes lack Python frames (taken in a thread "

@@ -4,7 +4,8 @@
 # "ready PID", then each "run" makes STEPS train steps and prints "done"; "exit" ends it. Each
 # step leaks 1 MiB from leak_buffer, frees what freed_buffer allocates and syncs in
 # wait_for_gpu, all called from train_step. "thread" starts a thread that syncs once and
-# waits; "go" lets it sync again from another line and end.
+# waits; "go" lets it sync again from another line and end. With --auto after the library, it
+# makes one run and exits.
 import ctypes
 import os
 import sys
@@ -48,6 +49,10 @@ def main():
     rt.cudaFree.argtypes = [ctypes.c_void_p]
     kept = []
     thread, go = None, threading.Event()
+    if sys.argv[2:] == ["--auto"]:
+        for _ in range(STEPS):
+            train_step(rt, kept)  # AUTO_LINE
+        return
     print("ready", os.getpid(), flush=True)
     while True:
         command = sys.stdin.readline().strip()

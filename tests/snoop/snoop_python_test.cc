@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Python frames in snoop's stacks: Debian's CPython 3.11 calls the fake CUDA runtime through
-// ctypes from known functions (cuda_from_python.py), and a real session must report the leak
-// and sync stacks with those functions and the lines of their calls, in order, below the native
-// frames of the call, and nothing of the sort when Python frames are off. Needs root; skips
-// otherwise, and without /usr/bin/python3.11.
+// Python frames in snoop's stacks: CPython calls the fake CUDA runtime through ctypes from
+// known functions (cuda_from_python.py), and a real session must report the leak and sync
+// stacks with those functions and the lines of their calls, in order, below the native frames
+// of the call, and nothing of the sort when Python frames are off. Debian's 3.11, and 3.9,
+// 3.10, 3.12 and 3.13 where installed (each frame layout the probes read). Needs root; skips
+// otherwise, and for a version that is not installed.
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -23,7 +26,6 @@ namespace {
 using testing::WorkloadOptions;
 using testing::WorkloadProcess;
 
-constexpr char kPython[] = "/usr/bin/python3.11";
 constexpr int kSteps = 3;  // STEPS in the script.
 constexpr uint64_t kLeakBytes = 1 << 20;
 
@@ -68,15 +70,37 @@ void ExpectMerged(const CallStack& s, const std::vector<std::string>& python) {
   EXPECT_EQ(static_cast<size_t>(last - first), python.size()) << Describe(s);
 }
 
+// CPython x.y: Debian's /usr/bin, else /usr/local/bin, else a pyenv build ($PYENV_ROOT or
+// ~/.pyenv). "" when none is installed.
+std::string FindPython(const std::string& version) {
+  for (const std::string dir : {"/usr/bin", "/usr/local/bin"}) {
+    if (access((dir + "/python" + version).c_str(), X_OK) == 0) return dir + "/python" + version;
+  }
+  const char* root = std::getenv("PYENV_ROOT");
+  const char* home = std::getenv("HOME");
+  const std::string versions =
+      (root ? std::string(root) : std::string(home ? home : "/root") + "/.pyenv") + "/versions";
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(versions, ec)) {
+    const std::string bin = entry.path().string() + "/bin/python" + version;
+    if (entry.path().filename().string().rfind(version + ".", 0) == 0 &&
+        access(bin.c_str(), X_OK) == 0) {
+      return bin;
+    }
+  }
+  return "";
+}
+
 class SnoopPythonTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { Start("3.11"); }
+
+  void Start(const std::string& version) {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to load eBPF uprobes (CI runs as root)";
-    if (access(kPython, X_OK) != 0) {
-      GTEST_SKIP() << kPython << " is not installed (Debian package python3.11)";
-    }
+    const std::string python = FindPython(version);
+    if (python.empty()) GTEST_SKIP() << "no CPython " << version << " installed";
     WorkloadOptions o;
-    o.path = kPython;
+    o.path = python;
     o.args = {Script(), std::string(FAKE_CUDA_DIR) + "/libcudart.so.12"};
     o.env = {"FAKE_CUDA_SYNC_US=1000"};
     StatusOr<WorkloadProcess*> w = WorkloadProcess::Start(o);
@@ -106,12 +130,18 @@ class SnoopPythonTest : public ::testing::Test {
   std::unique_ptr<WorkloadProcess> workload_;
 };
 
-TEST_F(SnoopPythonTest, LeakAndSyncStacksCarryThePythonCallers) {
+class SnoopPythonVersionTest : public SnoopPythonTest,
+                               public ::testing::WithParamInterface<std::string> {
+ protected:
+  void SetUp() override { Start(GetParam()); }
+};
+
+TEST_P(SnoopPythonVersionTest, LeakAndSyncStacksCarryThePythonCallers) {
   SessionSummary s;
   ProcessSummary p = Run(true, &s);
 
   EXPECT_TRUE(s.python_frames);
-  EXPECT_EQ(p.python, "3.11");
+  EXPECT_EQ(p.python, GetParam());
   for (const std::string& w : s.warnings) {
     EXPECT_EQ(w.find("Python"), std::string::npos) << w;
   }
@@ -136,6 +166,14 @@ TEST_F(SnoopPythonTest, LeakAndSyncStacksCarryThePythonCallers) {
   ExpectMerged(sync->stack, {PyFrame("wait_for_gpu", "# SYNC_LINE"),
                              PyFrame("train_step", "# STEP_SYNC_LINE"), main, module});
 }
+
+INSTANTIATE_TEST_SUITE_P(Versions, SnoopPythonVersionTest,
+                         ::testing::Values("3.11", "3.9", "3.10", "3.12", "3.13"),
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           std::string name = "Python" + param_info.param;
+                           name.erase(std::remove(name.begin(), name.end(), '.'), name.end());
+                           return name;
+                         });
 
 // A thread the session did not know at its first call: that stack has no Python frames (and the
 // session says so); the program notes the thread, the next Poll reads its state, and its next
