@@ -65,13 +65,14 @@ Status PythonStacks::Add(int pid) {
     if (python.status().code() == StatusCode::kNotFound) return OkStatus();  // Not CPython.
     return python.status();
   }
-  VIGIL_ASSIGN_OR_RETURN(py_layout layout, PythonLayout((*python)->offsets()));
+  StatusOr<py_layout> layout = PythonLayout((*python)->offsets());
+  if (!layout.ok()) return layout.status().WithContext(fmt::format("pid {}", pid));
   Process& process = processes_[pid];
   process.python = std::move(*python);
   // Threads first, so the first call after the layout lands already finds its thread.
   WriteThreads(pid, process);
   uint32_t key = static_cast<uint32_t>(pid);
-  if (bpf_map_update_elem(fds_.procs, &key, &layout, BPF_ANY) != 0) {
+  if (bpf_map_update_elem(fds_.procs, &key, &*layout, BPF_ANY) != 0) {
     Status s = ErrnoStatus(errno, fmt::format("pid {}: recording its Python layout", pid));
     Remove(pid);
     return s;

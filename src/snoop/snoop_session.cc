@@ -289,7 +289,7 @@ struct SnoopSession::Impl {
     names->Prime(pid);
     if (python) {  // Before the pid is traced, so its first recorded stack has Python frames.
       if (Status s = python->Add(pid); !s.ok()) {
-        warnings.push_back("pid " + std::to_string(pid) + ": no Python frames: " + s.message());
+        warnings.push_back("no Python frames: " + s.message());  // The message names the pid.
       }
     }
     if (Status s = SetTraced(pid, true); !s.ok()) return s;
