@@ -48,6 +48,7 @@ Status BpfCudaCollector::Collect(MetricWriter& out) {
     VIGIL_RETURN_IF_ERROR(snoop::CheckSnoopPrivileges());
     snoop::SnoopOptions options;
     options.follow_new_processes = true;
+    options.python_frames = false;  // Only counters are exported: no stacks, no Python walk.
     options.proc_root = context_.paths.proc_root;
     StatusOr<std::unique_ptr<snoop::SnoopSession>> started = snoop::SnoopSession::Start(options);
     if (!started.ok()) {
