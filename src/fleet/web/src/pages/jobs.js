@@ -11,8 +11,8 @@ const jobLink = (id) => h('a', { href: `#/job/${encodeURIComponent(id)}` }, id);
 
 export async function jobs(root, ctx) {
   const [data, attr] = await Promise.all([
-    api('jobs', { since: ctx.range, limit: 500 }),
-    api('attribution', { by: 'job', since: ctx.range }),
+    api('jobs', { since: ctx.win.from, until: ctx.win.to, limit: 500 }),
+    api('attribution', { by: 'job', since: ctx.win.from, until: ctx.win.to }),
   ]);
   if (!ctx.current()) return;
   const price = attr.price_per_gpu_hour;
@@ -67,9 +67,12 @@ export async function job(root, ctx) {
       kpi('Duration', f.duration(j.duration_s), `${f.when(j.first_seen)} – ${f.when(j.last_seen)}`),
       kpi('GPUs', String(j.gpus.length), [...new Set(j.gpus.map((g) => g.gpu_model))].join(', ')),
       kpi('GPU-hours', f.gpuHours(j.gpu_hours), j.cost ? f.money(j.cost, 1) : null),
-      kpi('Mean SM activity', `${(100 * j.mean_sm_active_ratio).toFixed(1)}%`, 'busy / allocated', 'good'),
+      kpi('Busy', f.ratio(j.busy_ratio), 'busy / allocated GPU time', 'good'),
+      kpi('Mean SM activity', f.ratio(j.mean_sm_active_ratio), j.mean_sm_active_ratio == null ? 'not measured' : 'of its GPUs while it held them'),
       kpi('Held but idle', `${f.gpuHours(j.held_idle_gpu_hours)} GPU-h`, f.pct(j.held_idle_gpu_hours, j.gpu_hours), 'warn'),
       kpi('FLOP/s (est.)', f.flops(j.mean_flops_estimated), j.mfu_ratio == null ? 'MFU: not reported' : `MFU ${(100 * j.mfu_ratio).toFixed(1)}%`),
+      kpi('Device-s per GB', f.deviceSecondsPerGB(j.device_seconds_per_input_byte),
+        j.device_seconds_per_input_byte == null ? 'input bytes not reported' : 'of input (libvigil_client)'),
       kpi('Energy', f.kwh(j.energy_joules)),
     ),
   );
@@ -100,8 +103,8 @@ export async function job(root, ctx) {
   }
   root.append(card('GPUs', `${j.gpus.length} GPUs`, table(
     [
-      { label: 'Host', value: (g) => g.host },
-      { label: 'GPU', value: (g) => h('code', {}, g.gpu_uuid) },
+      { label: 'Host', value: (g) => h('a', { href: `#/host/${encodeURIComponent(g.host)}` }, g.host) },
+      { label: 'GPU', value: (g) => h('a', { href: `#/gpu/${encodeURIComponent(g.host)}/${encodeURIComponent(g.gpu_uuid)}` }, h('code', {}, g.gpu_uuid)) },
       { label: 'Model', value: (g) => g.gpu_model || '—' },
     ], j.gpus)));
   await analysesSection(root, ctx, id, j.analyses || []);
