@@ -55,7 +55,7 @@ TEST(FleetRenderTest, TableShowsMfuColumnsOnlyForJobsAndPrintsNotes) {
   EXPECT_NE(t.find("41.5%"), std::string::npos) << t;
   EXPECT_NE(t.find("250.00"), std::string::npos) << t;
   EXPECT_NE(t.find("DEV-S/GB"), std::string::npos) << t;
-  EXPECT_NE(t.find(" 2.5 "), std::string::npos) << t;  // 2.5e-9 s per byte: 2.5 s per GB.
+  EXPECT_NE(t.find(" 2.5\n"), std::string::npos) << t;  // 2.5e-9 s per byte: 2.5 s per GB.
   EXPECT_NE(t.find("note: idle is approximate\n"), std::string::npos) << t;
 }
 

@@ -130,6 +130,14 @@ TEST_F(LedgerGpuQueryTest, OneGpuAndItsJobs) {
   EXPECT_TRUE((*r)["jobs"].empty());
 }
 
+TEST_F(LedgerGpuQueryTest, RetentionDropsTheGaugesWithTheMinuteRows) {
+  ASSERT_TRUE(ledger_.store()->ApplyRetention(UnixNanos() + 200LL * 86400 * kSec).ok());
+  auto r = Query("h1", "G0", t0_, t0_ + 7200 * kSec, 0);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE((*r)["gpus"][0]["points"].empty()) << r->dump(2);
+  EXPECT_TRUE((*r)["gpus"][0]["summary"]["utilization_ratio"].is_null());
+}
+
 TEST_F(LedgerGpuQueryTest, RefusesUnknownNamesAndBadSteps) {
   const int64_t since = t0_, until = t0_ + 3600 * kSec;
   EXPECT_EQ(Query("nope", "", since, until, 60).status().code(), StatusCode::kNotFound);

@@ -300,9 +300,14 @@ async function main() {
     const customSub = await page.textContent('#series-window');
     check(customSub.includes('1 min buckets'), `custom range of 3 h, clipped to now: one-minute buckets (${customSub})`);
     await page.selectOption('#refresh', '30s');
-    await page.waitForFunction(() => location.search.includes('refresh=30s'), null, { timeout: 5000 });
+    await page.waitForFunction(() => location.search.includes('refresh=30s') && document.body.dataset.state === 'ready', null, { timeout: 5000 });
     check((await page.$eval('#refresh', (e) => e.value)) === '30s' && (await page.$eval('#range', (e) => e.value)) === 'custom',
       'auto-refresh 30 s is set and the custom range kept');
+    const asked = Date.now();
+    await page.waitForRequest((r) => r.url().includes('/api/v1/hosts/gpu-node-02?'), { timeout: 45000 });
+    const after = (Date.now() - asked) / 1000;
+    check(after > 25 && after < 40, `auto-refresh: the page asks again after about 30 s (${after.toFixed(1)} s)`);
+    await ready('host');
     await page.selectOption('#refresh', 'off');
     await page.selectOption('#range', '24h');
     await page.waitForFunction(() => location.search.includes('range=24h') && !location.search.includes('from=') && document.body.dataset.state === 'ready', null, { timeout: 10000 });

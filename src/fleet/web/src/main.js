@@ -56,7 +56,7 @@ const toInputValue = (t) => {
 const fromInputValue = (v) => Math.floor(new Date(v).getTime() / 1000);
 
 function syncControls(sel, refresh, win) {
-  rangeSelect.value = sel.from !== undefined ? 'custom' : (win.key || '24h');
+  rangeSelect.value = sel.from !== undefined ? 'custom' : (win && win.key) || '24h';
   customBox.hidden = rangeSelect.value !== 'custom';
   if (win) {
     fromInput.value = toInputValue(win.from);
@@ -87,7 +87,14 @@ async function render() {
   const { sel, refresh } = selection();
   clearTimeout(timer);
   const ms = REFRESH.find((r) => r.key === refresh).ms;
-  if (ms) timer = setTimeout(render, ms);
+  // An auto-refresh re-reads the same page and keeps where the reader had scrolled to.
+  if (ms) {
+    timer = setTimeout(async () => {
+      const y = window.scrollY;
+      await render();
+      window.scrollTo(0, y);
+    }, ms);
+  }
   let win;
   try {
     win = resolveWindow(sel, Date.now() / 1000);

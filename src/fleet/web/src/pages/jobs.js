@@ -88,8 +88,10 @@ export async function job(root, ctx) {
     root.append(h('div', { class: 'row two' },
       card('GPU-hours per hour', 'allocated time split by what the GPUs did', split),
       card('Efficiency', 'busy share of allocated GPU time', effChart)));
+    // The job's life in whole hours, with the dashboard's round local ticks.
+    const life = { from: xs[0], to: xs[xs.length - 1] + 3600 };
     stackedBars(split, ctx, {
-      xs, step: 3600, height: 240, yLabel: 'GPU-hours', fmt: (v) => `${f.gpuHours(v)} GPU-h`,
+      xs, step: 3600, height: 240, win: life, yLabel: 'GPU-hours', fmt: (v) => `${f.gpuHours(v)} GPU-h`,
       series: [
         { label: 'busy', color: '#2563eb', values: busy },
         { label: 'held but idle', color: '#f59e0b', values: held },
@@ -97,7 +99,7 @@ export async function job(root, ctx) {
       ],
     });
     lines(effChart, ctx, {
-      xs, step: 3600, height: 240, yRange: [0, 100], yLabel: '% busy', fmt: (v) => `${Math.round(v)}%`,
+      xs, step: 3600, height: 240, win: life, yRange: [0, 100], yLabel: '% busy', fmt: (v) => `${Math.round(v)}%`,
       series: [{ label: 'busy / allocated', color: '#10b981', values: eff, fill: 'rgba(16,185,129,0.10)' }],
     });
   }
