@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "base/time_util.h"
@@ -14,13 +15,35 @@ using nlohmann::json;
 
 constexpr int64_t kSteps[] = {60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
 
-// Mean of a sum over its count, or null when nothing was reported.
-json Mean(double sum, int64_t n) { return n > 0 ? json(sum / static_cast<double>(n)) : json(); }
+// A gauge's sum and count in a bucket; its mean, or null when nothing was reported.
+struct Avg {
+  double sum = 0;
+  int64_t n = 0;
+  void Add(double s, int64_t k) {
+    sum += s;
+    n += k;
+  }
+  json Mean() const { return n > 0 ? json(sum / static_cast<double>(n)) : json(); }
+};
 
 struct Point {
-  double wall = 0, alloc = 0, busy = 0, energy = 0;
-  double sm = 0, flops = 0, util = 0, mem = 0, mem_total = 0, power = 0, temp = 0;
-  int64_t sm_n = 0, flops_n = 0, util_n = 0, mem_n = 0, mem_total_n = 0, power_n = 0, temp_n = 0;
+  double wall = 0, alloc = 0, busy = 0, energy = 0;  // Seconds and joules: they add up.
+  Avg sm, flops, util, mem, mem_total, power, temp;
+  void Add(const Point& o) {
+    wall += o.wall;
+    alloc += o.alloc;
+    busy += o.busy;
+    energy += o.energy;
+    for (auto [a, b] : {std::pair{&sm, &o.sm},
+                        {&flops, &o.flops},
+                        {&util, &o.util},
+                        {&mem, &o.mem},
+                        {&mem_total, &o.mem_total},
+                        {&power, &o.power},
+                        {&temp, &o.temp}}) {
+      a->Add(b->sum, b->n);
+    }
+  }
 };
 
 struct Gpu {
@@ -33,32 +56,26 @@ struct Gpu {
 json PointJson(int64_t t, const Point& p) {
   // Power: the daemon's gauge; where a backend reports only energy, the integrated counter over
   // the reported time.
-  json power = Mean(p.power, p.power_n);
+  json power = p.power.Mean();
   if (power.is_null() && p.wall > 0 && p.energy > 0) power = p.energy / p.wall;
   return json{{"t", t},
               {"reported_s", p.wall},
               {"allocated_s", p.alloc},
               {"busy_s", p.busy},
               {"energy_joules", p.energy},
-              {"sm_active_ratio", Mean(p.sm, p.sm_n)},
-              {"flops_estimated", Mean(p.flops, p.flops_n)},
-              {"utilization_ratio", Mean(p.util, p.util_n)},
-              {"memory_used_bytes", Mean(p.mem, p.mem_n)},
-              {"memory_total_bytes", Mean(p.mem_total, p.mem_total_n)},
+              {"sm_active_ratio", p.sm.Mean()},
+              {"flops_estimated", p.flops.Mean()},
+              {"utilization_ratio", p.util.Mean()},
+              {"memory_used_bytes", p.mem.Mean()},
+              {"memory_total_bytes", p.mem_total.Mean()},
               {"power_watts", power},
-              {"temperature_celsius", Mean(p.temp, p.temp_n)}};
+              {"temperature_celsius", p.temp.Mean()}};
 }
 
 // Means over the whole window, each weighted by its samples (time for the ledger's seconds).
 json SummaryJson(const Gpu& g) {
   Point s;
-  for (const auto& [t, p] : g.points) {
-    s.wall += p.wall, s.alloc += p.alloc, s.busy += p.busy, s.energy += p.energy;
-    s.sm += p.sm, s.sm_n += p.sm_n, s.flops += p.flops, s.flops_n += p.flops_n;
-    s.util += p.util, s.util_n += p.util_n, s.mem += p.mem, s.mem_n += p.mem_n;
-    s.mem_total += p.mem_total, s.mem_total_n += p.mem_total_n;
-    s.power += p.power, s.power_n += p.power_n, s.temp += p.temp, s.temp_n += p.temp_n;
-  }
+  for (const auto& [t, p] : g.points) s.Add(p);
   json out = PointJson(0, s);
   out.erase("t");
   return out;
@@ -123,8 +140,12 @@ StatusOr<json> QueryGpuSeries(Db& db, const GpuSeriesQuery& q) {
     VIGIL_ASSIGN_OR_RETURN(bool row, ms.Step());
     if (!row) break;
     Point& p = gpus[index[ms.Int(1)]].points[std::max(ms.Int(0), since_s)];
-    p.wall += ms.Real(2), p.alloc += ms.Real(3), p.busy += ms.Real(4), p.energy += ms.Real(5);
-    p.sm += ms.Real(6), p.sm_n += ms.Int(7), p.flops += ms.Real(8), p.flops_n += ms.Int(9);
+    p.wall += ms.Real(2);
+    p.alloc += ms.Real(3);
+    p.busy += ms.Real(4);
+    p.energy += ms.Real(5);
+    p.sm.Add(ms.Real(6), ms.Int(7));
+    p.flops.Add(ms.Real(8), ms.Int(9));
   }
   VIGIL_ASSIGN_OR_RETURN(Stmt gg,
                          db.Prepare("SELECT " + b +
@@ -138,9 +159,11 @@ StatusOr<json> QueryGpuSeries(Db& db, const GpuSeriesQuery& q) {
     VIGIL_ASSIGN_OR_RETURN(bool row, gg.Step());
     if (!row) break;
     Point& p = gpus[index[gg.Int(1)]].points[std::max(gg.Int(0), since_s)];
-    p.util += gg.Real(2), p.util_n += gg.Int(3), p.mem += gg.Real(4), p.mem_n += gg.Int(5);
-    p.mem_total += gg.Real(6), p.mem_total_n += gg.Int(7);
-    p.power += gg.Real(8), p.power_n += gg.Int(9), p.temp += gg.Real(10), p.temp_n += gg.Int(11);
+    int column = 2;
+    for (Avg* a : {&p.util, &p.mem, &p.mem_total, &p.power, &p.temp}) {
+      a->Add(gg.Real(column), gg.Int(column + 1));
+      column += 2;
+    }
   }
   // The jobs that held these GPUs in the window, with the GPUs each held.
   VIGIL_ASSIGN_OR_RETURN(
