@@ -333,6 +333,9 @@ async function main() {
     await open('#/jobs', 'jobs');
     const jobCount = await page.$$eval('#page-jobs tbody tr', (r) => r.length);
     check(jobCount === JOBS.length, `jobs page lists ${JOBS.length} jobs (${jobCount})`);
+    const row1001 = await page.$$eval('#page-jobs tbody tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent)).find((c) => c[0] === '1001'));
+    check(row1001 && row1001.includes(`${(100 * JOB_1001_CLIENT.mfu).toFixed(1)}%`) && row1001.includes((JOB_1001_CLIENT.deviceSecondsPerInputByte * 1e9).toPrecision(3)),
+      `jobs page: job 1001's MFU and device-seconds per GB side by side (${row1001 && row1001.slice(-4).join(' | ')})`);
     // Asking for profiling from the Workflows page: an empty job id and a job that does not run
     // are refused with the reason; a running job's request (its hosts report no control address
     // here, so it ends failed with the reason) is listed.

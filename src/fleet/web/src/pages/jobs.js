@@ -32,6 +32,8 @@ export async function jobs(root, ctx) {
               { label: 'GPU-hours', cls: 'num', value: (j) => f.gpuHours(j.gpu_hours) },
               { label: 'Busy', cls: 'num', value: (j) => f.pct(j.busy_gpu_hours, j.gpu_hours) },
               { label: 'Held idle', cls: 'num', value: (j) => f.gpuHours(j.held_idle_gpu_hours) },
+              { label: 'MFU', cls: 'num', value: (j) => f.ratio(j.mfu_ratio) },
+              { label: 'Device-s/GB', cls: 'num', value: (j) => (j.device_seconds_per_input_byte == null ? '—' : f.deviceSecondsPerGB(j.device_seconds_per_input_byte).replace(' device-s/GB', '')) },
               { label: 'Cost', cls: 'num', value: (j) => f.money(j.cost, price) },
               { label: 'Last seen', value: (j) => f.when(j.last_seen) },
             ],
