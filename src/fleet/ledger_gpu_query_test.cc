@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The per-host and per-GPU series (ledger_gpu_query.h) against means computed here from the
 // values pushed: exact windows cut the first and last buckets, power falls back to the energy
-// counter, the jobs a GPU held are listed, and bad windows, steps and names are refused.
+// counter, the jobs a GPU held are listed, and bad windows, steps and names are refused; and a
+// job's SM activity (ledger_query.h) is its GPU's, not its busy share.
 #include "fleet/ledger_gpu_query.h"
 
 #include <map>
@@ -10,6 +11,7 @@
 
 #include "base/time_util.h"
 #include "fleet/fleet_test_util.h"
+#include "fleet/ledger_query.h"
 #include "fleet/ledger_store.h"
 #include "fleet/temp_ledger.h"
 
@@ -35,7 +37,7 @@ class LedgerGpuQueryTest : public ::testing::Test {
       std::vector<IngestSample> s;
       std::vector<fleet_test::JobCounters> jobs;
       if (i >= 1 && i <= 60)
-        jobs.push_back({.job_id = "J", .alloc_s = 60.0 * i, .busy_s = 30.0 * i});
+        jobs.push_back({.job_id = "J", .alloc_s = 60.0 * i, .busy_s = 20.0 * i});
       fleet_test::AddGpuTick(&s, "G0", t, 0, 0.5, jobs);
       fleet_test::AddGpuTick(&s, "G1", t, 200.0 * 60 * i, 0.2, {});  // 200 W by its energy.
       const Labels g0 = {{"gpu_model", "H100"}, {"gpu_uuid", "G0"}};
@@ -95,7 +97,7 @@ TEST_F(LedgerGpuQueryTest, BucketsHoldTheMeansOfTheWindowExactly) {
   // The interval before each report is its minute's: 30 minutes of wall, the job's counters.
   EXPECT_NEAR(b1["reported_s"].get<double>(), 1800, 1e-6);
   EXPECT_NEAR(b1["allocated_s"].get<double>(), 1800, 1e-6);
-  EXPECT_NEAR(b1["busy_s"].get<double>(), 900, 1e-6);
+  EXPECT_NEAR(b1["busy_s"].get<double>(), 600, 1e-6);
   const json& b2 = at[t0_s + 3600];
   EXPECT_NEAR(b2["allocated_s"].get<double>(), 0, 1e-6);  // The job's last minute was 59.
   const json& last = at[t0_s + 5400];
@@ -109,15 +111,22 @@ TEST_F(LedgerGpuQueryTest, BucketsHoldTheMeansOfTheWindowExactly) {
   EXPECT_TRUE(g1["points"][1]["utilization_ratio"].is_null());
   EXPECT_NEAR(g1["summary"]["sm_active_ratio"].get<double>(), 0.2, 1e-12);
 
-  // Job J held G0 in minutes 10..59 of the window: 50 GPU-minutes, half of them busy.
+  // Job J held G0 in minutes 10..59 of the window: 50 GPU-minutes, a third of them busy.
   ASSERT_EQ(out["jobs"].size(), 1u) << out["jobs"].dump(2);
   const json& j = out["jobs"][0];
   EXPECT_EQ(j["job_id"], "J");
   EXPECT_EQ(j["gpus"], json::array({"G0"}));
   EXPECT_NEAR(j["allocated_gpu_hours"].get<double>(), 50.0 / 60, 1e-9);
-  EXPECT_NEAR(j["busy_gpu_hours"].get<double>(), 25.0 / 60, 1e-9);
+  EXPECT_NEAR(j["busy_gpu_hours"].get<double>(), 50.0 / 3 / 60, 1e-9);
   EXPECT_EQ(j["first_s"], since / kSec);
   EXPECT_EQ(j["last_s"], t0_s + 3600);
+}
+
+TEST_F(LedgerGpuQueryTest, AJobsSmActivityIsWhatItsGpuMeasuredNotItsBusyShare) {
+  auto j = ledger_.store()->Read<json>([&](Db& db) { return QueryJob(db, "J", 0); });
+  ASSERT_TRUE(j.ok()) << j.status().ToString();
+  EXPECT_NEAR((*j)["mean_sm_active_ratio"].get<double>(), 0.5, 1e-12) << j->dump(2);
+  EXPECT_NEAR((*j)["busy_ratio"].get<double>(), 1.0 / 3, 1e-9);
 }
 
 TEST_F(LedgerGpuQueryTest, OneGpuAndItsJobs) {
