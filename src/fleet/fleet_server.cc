@@ -14,6 +14,7 @@
 #include "fleet/analysis_routes.h"
 #include "fleet/http_reply.h"
 #include "fleet/ingest_batch.h"
+#include "fleet/ledger_gpu_query.h"
 #include "fleet/ledger_query.h"
 #include "fleet/profiling_routes.h"
 #include "fleet/web/web_assets.h"
@@ -218,6 +219,29 @@ void FleetServer::Routes() {
   get("/api/v1/hosts", [](Db& db, const httplib::Request&, int64_t now, int64_t, int64_t) {
     return QueryHosts(db, now);
   });
+  // One host's GPUs (or one GPU) over an exact window, in buckets of ?step= (ledger_gpu_query.h).
+  auto gpu_series = [](const httplib::Request& req, int64_t since, int64_t until,
+                       std::string uuid) -> StatusOr<GpuSeriesQuery> {
+    GpuSeriesQuery q{req.matches[1], std::move(uuid), since, until, 0};
+    if (req.has_param("step") && !req.get_param_value("step").empty()) {
+      StatusOr<int64_t> step = ParseDuration(req.get_param_value("step"));
+      if (!step.ok() || *step <= 0) return InvalidArgumentError("step: want a duration like 5m");
+      q.step_s = *step / 1000000000;
+    }
+    return q;
+  };
+  get(R"(/api/v1/hosts/([^/]+))",
+      [gpu_series](Db& db, const httplib::Request& req, int64_t, int64_t since,
+                   int64_t until) -> StatusOr<json> {
+        VIGIL_ASSIGN_OR_RETURN(GpuSeriesQuery q, gpu_series(req, since, until, ""));
+        return QueryGpuSeries(db, q);
+      });
+  get(R"(/api/v1/hosts/([^/]+)/gpus/([^/]+))",
+      [gpu_series](Db& db, const httplib::Request& req, int64_t, int64_t since,
+                   int64_t until) -> StatusOr<json> {
+        VIGIL_ASSIGN_OR_RETURN(GpuSeriesQuery q, gpu_series(req, since, until, req.matches[2]));
+        return QueryGpuSeries(db, q);
+      });
   get("/api/v1/idle-now", [](Db& db, const httplib::Request&, int64_t now, int64_t, int64_t) {
     return QueryIdleNow(db, now, 300LL * 1000000000);
   });

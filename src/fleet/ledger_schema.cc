@@ -113,6 +113,25 @@ ALTER TABLE analyses ADD COLUMN replayed_s REAL NOT NULL DEFAULT 0;
 ALTER TABLE analyses ADD COLUMN kernel_s REAL NOT NULL DEFAULT 0;
 ALTER TABLE analyses ADD COLUMN modelled_s REAL NOT NULL DEFAULT 0;
 )sql",
+    // 6: the per-GPU page's gauges (vigil_gpu_utilization_ratio, vigil_gpu_memory_used_bytes,
+    //    vigil_gpu_memory_total_bytes, vigil_gpu_power_watts, vigil_gpu_temperature_celsius) per
+    //    GPU and minute, GPU first (one GPU's window is a range scan), an index of the minute
+    //    rows by GPU for the same reason; and libvigil_client's
+    //    vigil_job_device_seconds_per_input_byte beside the other job gauges.
+    R"sql(
+CREATE TABLE gpu_minute_gauges (
+  gpu_id INTEGER NOT NULL, minute_s INTEGER NOT NULL,
+  util_sum REAL NOT NULL DEFAULT 0, util_n INTEGER NOT NULL DEFAULT 0,
+  mem_used_sum REAL NOT NULL DEFAULT 0, mem_used_n INTEGER NOT NULL DEFAULT 0,
+  mem_total_sum REAL NOT NULL DEFAULT 0, mem_total_n INTEGER NOT NULL DEFAULT 0,
+  power_sum REAL NOT NULL DEFAULT 0, power_n INTEGER NOT NULL DEFAULT 0,
+  temp_sum REAL NOT NULL DEFAULT 0, temp_n INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (gpu_id, minute_s)) WITHOUT ROWID;
+CREATE INDEX gpu_minute_gauges_by_time ON gpu_minute_gauges (minute_s);
+CREATE INDEX ledger_minute_by_gpu ON ledger_minute (gpu_id, minute_s);
+ALTER TABLE job_minute_metrics ADD COLUMN dspib_sum REAL NOT NULL DEFAULT 0;
+ALTER TABLE job_minute_metrics ADD COLUMN dspib_n INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

@@ -107,6 +107,7 @@ StatusOr<IngestResult> LedgerStore::IngestLocked(const IngestBatch& batch, int64
   VIGIL_RETURN_IF_ERROR(batch_error_);
   VIGIL_RETURN_IF_ERROR(FlushCells(cells));
   VIGIL_RETURN_IF_ERROR(FlushJobMetrics(*writer_, ingestor_.TakeJobMetrics()));
+  VIGIL_RETURN_IF_ERROR(FlushGpuGauges(*writer_, ingestor_.TakeGpuGauges()));
   VIGIL_RETURN_IF_ERROR(FlushSeries());
   for (const auto& [gpu_id, last] : batch_gpus_) {
     VIGIL_RETURN_IF_ERROR(stmts_["gpu_seen"].Bind(1, gpu_id).Bind(2, last).Run());
@@ -363,6 +364,7 @@ Status LedgerStore::ApplyRetention(int64_t now_ns) {
       "BEGIN IMMEDIATE;"
       "DELETE FROM ledger_minute WHERE minute_s < " +
       minute_cut + ";" + "DELETE FROM job_minute_metrics WHERE minute_s < " + minute_cut + ";" +
+      "DELETE FROM gpu_minute_gauges WHERE minute_s < " + minute_cut + ";" +
       "DELETE FROM job_hour WHERE hour_s < " + hour_cut + ";" +
       "DELETE FROM host_hour WHERE hour_s < " + hour_cut + ";" +
       "DELETE FROM batches WHERE received_ns < " + batch_cut + ";" +
