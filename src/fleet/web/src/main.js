@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The vigil-fleet dashboard: hash routes (#/overview, #/attribution?team=..., #/heatmap,
-// #/jobs, #/job/ID, #/workflows). Each render replaces the page; charts are destroyed with it.
+// #/jobs, #/job/ID, #/flamegraph/JOB, #/workflows). Each render replaces the page; charts are destroyed with it.
 // document.body.dataset.state is "loading", "ready" or "error" (the end-to-end test waits on it).
 import './style.css';
 import { attribution } from './pages/attribution.js';
+import { flamegraph } from './cpu_profile.js';
 import { heatmap } from './pages/heatmap.js';
 import { jobs, job } from './pages/jobs.js';
 import { overview } from './pages/overview.js';
@@ -11,7 +12,7 @@ import { workflows } from './pages/workflows.js';
 import { h } from './dom.js';
 import { signIn, takeTokenFromLocation, token } from './auth.js';
 
-const PAGES = { overview, attribution, heatmap, jobs, job, workflows };
+const PAGES = { overview, attribution, heatmap, jobs, job, flamegraph, workflows };
 const app = document.getElementById('app');
 const rangeSelect = document.getElementById('range');
 let generation = 0;
@@ -33,7 +34,7 @@ async function render() {
   document.body.dataset.page = page;
   document.body.dataset.state = 'loading';
   for (const a of document.querySelectorAll('#nav a')) {
-    const on = a.dataset.page === page || (page === 'job' && a.dataset.page === 'jobs');
+    const on = a.dataset.page === page || ((page === 'job' || page === 'flamegraph') && a.dataset.page === 'jobs');
     a.classList.toggle('on', on);
   }
   const root = h('div', { class: 'page', id: `page-${page}` });
