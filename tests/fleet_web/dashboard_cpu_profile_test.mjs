@@ -169,6 +169,18 @@ async function main() {
     await frame.waitForFunction(() => document.getElementById('matched').textContent !== '', null, { timeout: 5000 });
     const matched = await frame.$eval('#matched', (e) => e.textContent);
     check(matched.includes('58.33'), `flame graph search: matmul is 35 of 60 samples (${matched})`);
+    // Split by host: each host's stacks under its own root, 40 and 20 samples.
+    await page.click('#flamegraph-split');
+    await page.waitForFunction(() => document.body.dataset.state === 'ready'
+      && (document.getElementById('flamegraph-frame')?.srcdoc || '').includes('"web-node-a"'), null, { timeout: 15000 });
+    const split = await (await page.waitForSelector('#flamegraph-frame')).contentFrame();
+    await split.waitForSelector('#chart .frame', { timeout: 10000 });
+    const hostFrames = await split.$$eval('#chart .frame', (els) => els.map((e) => e.textContent).filter((t) => t.startsWith('web-node-')));
+    check(hostFrames.length === 2, `flame graph by host: one root per host (${hostFrames.join(', ')})`);
+    await split.fill('#search', 'web-node-a');
+    await split.waitForFunction(() => document.getElementById('matched').textContent !== '', null, { timeout: 5000 });
+    const hostShare = await split.$eval('#matched', (e) => e.textContent);
+    check(hostShare.includes('66.67%'), `flame graph by host: web-node-a is 40 of 60 samples (${hostShare})`);
     const sandbox = await page.$eval('#flamegraph-frame', (e) => e.getAttribute('sandbox'));
     check(sandbox === 'allow-scripts', 'the flame graph runs sandboxed, away from the token');
     await page.screenshot({ path: join(work, 'flamegraph.png'), fullPage: true });

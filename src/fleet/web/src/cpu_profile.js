@@ -41,10 +41,12 @@ export async function cpuProfileSection(root, ctx, id) {
     ))));
 }
 
-// #/flamegraph/<job id>: the merged profile's flame graph, full width.
+// #/flamegraph/<job id>[?by_host=1]: the merged profile's flame graph, full width; by_host puts
+// each host's stacks under its own root.
 export async function flamegraph(root, ctx) {
   const id = ctx.arg;
-  const q = new URLSearchParams({ since: ctx.range, format: 'html' });
+  const byHost = ctx.params.get('by_host') === '1';
+  const q = new URLSearchParams({ since: ctx.range, format: 'html', by_host: byHost ? '1' : '0' });
   const res = await fetch(`/api/v1/${profilePath(id)}?${q}`, { headers: authHeaders() });
   if (!res.ok) {
     let message = `${res.status} ${res.statusText}`;
@@ -61,7 +63,9 @@ export async function flamegraph(root, ctx) {
   if (!ctx.current()) return;
   root.append(
     h('div', { class: 'page-head' }, h('h1', {}, `CPU flame graph: job ${id}`),
-      h('p', { class: 'sub' }, h('a', { href: `#/job/${encodeURIComponent(id)}` }, 'Back to the job'))),
+      h('p', { class: 'sub' }, h('a', { href: `#/job/${encodeURIComponent(id)}` }, 'Back to the job'), ' · ',
+        h('a', { id: 'flamegraph-split', href: `#/flamegraph/${encodeURIComponent(id)}${byHost ? '' : '?by_host=1'}` },
+          byHost ? 'Hosts merged' : 'One root per host'))),
     // The page's own script draws the graph; the sandbox keeps it away from the dashboard's token.
     h('iframe', {
       id: 'flamegraph-frame', title: `CPU flame graph of job ${id}`, sandbox: 'allow-scripts', srcdoc: page,
