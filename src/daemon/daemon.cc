@@ -220,6 +220,8 @@ Status Daemon::Prepare() {
       profiler_options.cpu_budget = config_.profile.cpu_budget;
       profiler_options.proc_root = config_.proc_root;
       profiler_ = std::make_unique<ContinuousProfiler>(profiler_options, watch_list_, resolver_);
+      profiler_->SetUploader(MakeProfileUploader(config_.fleet_url, view_.hostname,
+                                                 config_.fleet_token_file, config_.fleet_ca_file));
       view_.profiler = profiler_.get();
       scheduler_->Add(
           "continuous_profile", [this] { return profiler_->MakeCollector(); }, config_.interval_ns,

@@ -12,6 +12,7 @@
 #include "base/strings.h"
 #include "base/time_util.h"
 #include "fleet/analysis_routes.h"
+#include "fleet/cpu_profile_routes.h"
 #include "fleet/http_reply.h"
 #include "fleet/ingest_batch.h"
 #include "fleet/ledger_gpu_query.h"
@@ -167,7 +168,8 @@ bool FleetServer::CheckHead(httplib::Request& req, httplib::Response& res) const
   BodyRule rule = BodyRule::kNone;
   if (req.method == "POST") {
     // Daemons push gzip batches and the CLI gzip reports; traces are gzip files as such.
-    const bool gzip = req.path == "/api/v1/ingest" || req.path == "/api/v1/analyses";
+    const bool gzip = req.path == "/api/v1/ingest" || req.path == "/api/v1/analyses" ||
+                      req.path == "/api/v1/cpu-profiles";
     rule = gzip ? BodyRule::kGzip : BodyRule::kIdentity;
   }
   return CheckBody(req, res, rule);
@@ -251,6 +253,7 @@ void FleetServer::Routes() {
       });
   RegisterAnalysisRoutes(s, store_, guard(), options_.max_inflated_bytes);
   RegisterProfilingRoutes(s, options_.profiling, guard());
+  RegisterCpuProfileRoutes(s, store_, guard(), options_.cpu_profiles_per_job_host);
   // The dashboard (fleet/web): static files embedded in the binary; the data comes from /api/v1.
   auto web = [](const httplib::Request& req, httplib::Response& res) {
     const WebAsset* asset = FindWebAsset(req.path);

@@ -132,6 +132,18 @@ CREATE INDEX ledger_minute_by_gpu ON ledger_minute (gpu_id, minute_s);
 ALTER TABLE job_minute_metrics ADD COLUMN dspib_sum REAL NOT NULL DEFAULT 0;
 ALTER TABLE job_minute_metrics ADD COLUMN dspib_n INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 7: CPU profiles from vigild's continuous mode (fleet/cpu_profile_store.h): one sampling
+    //    window of one job on one host per row, the folded stacks gzipped.
+    R"sql(
+CREATE TABLE cpu_profiles (
+  profile_id INTEGER PRIMARY KEY, job_id TEXT NOT NULL, host TEXT NOT NULL,
+  start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, received_ns INTEGER NOT NULL,
+  frequency_hz INTEGER NOT NULL, samples INTEGER NOT NULL, stacks INTEGER NOT NULL,
+  folded_bytes INTEGER NOT NULL, folded_gz BLOB NOT NULL);
+CREATE UNIQUE INDEX cpu_profiles_by_job_host ON cpu_profiles (job_id, host, start_ns);
+CREATE INDEX cpu_profiles_by_job ON cpu_profiles (job_id, start_ns);
+CREATE INDEX cpu_profiles_by_time ON cpu_profiles (received_ns);
+)sql",
 };
 
 }  // namespace

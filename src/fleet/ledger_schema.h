@@ -13,6 +13,7 @@
 //   gpu_minute_gauges (gpu_id, minute_s)       per GPU utilisation, memory, power, temperature
 //   analyses, analysis_insights                stored vigil analyze reports (analysis_store.h)
 //   profiling_requests, profiling_decisions    fleet profiling (profiling_service.h)
+//   cpu_profiles                               continuous CPU profiles (cpu_profile_store.h)
 // Owner: fleet. Not thread-safe: called once by LedgerStore::Open before any other use.
 #pragma once
 

@@ -346,7 +346,7 @@ Status LedgerStore::ApplyRetention(int64_t now_ns) {
   const std::string minute_cut = std::to_string(minute_cut_ns / 1000000000);
   const std::string hour_cut = std::to_string(rollup_cut_ns / 1000000000);
   const std::string batch_cut = std::to_string(now_ns - options_.batch_window_ns);
-  // Profiling requests and their trace files go with the minute rows (the files are large);
+  // Profiling requests with their trace files, and CPU profiles, go with the minute rows;
   // analyses are small summaries and live as long as the hourly rollups they are read with.
   std::vector<std::string> trace_dirs;
   {
@@ -371,6 +371,7 @@ Status LedgerStore::ApplyRetention(int64_t now_ns) {
       "DELETE FROM series WHERE last_ns < " + batch_cut + ";" +
       "DELETE FROM profiling_requests WHERE created_ns < " + std::to_string(minute_cut_ns) + ";" +
       "DELETE FROM profiling_decisions WHERE time_ns < " + std::to_string(minute_cut_ns) + ";" +
+      "DELETE FROM cpu_profiles WHERE received_ns < " + std::to_string(minute_cut_ns) + ";" +
       "DELETE FROM analysis_insights WHERE analysis_id IN (SELECT analysis_id FROM analyses "
       "WHERE received_ns < " +
       std::to_string(rollup_cut_ns) + ");" + "DELETE FROM analyses WHERE received_ns < " +

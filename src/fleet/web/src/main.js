@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The vigil-fleet dashboard: hash routes (#/overview, #/attribution?team=..., #/heatmap,
-// #/hosts, #/host/NAME, #/gpu/HOST/UUID, #/jobs, #/job/ID, #/workflows). Each render replaces
-// the page; charts are destroyed with it. The time window and auto-refresh live in the query
-// string (?range=1h, or ?from=UNIX&to=UNIX; &refresh=30s), so a link keeps them.
+// #/hosts, #/host/NAME, #/gpu/HOST/UUID, #/jobs, #/job/ID, #/flamegraph/JOB, #/workflows). Each
+// render replaces the page; charts are destroyed with it. The time window and auto-refresh live
+// in the query string (?range=1h, or ?from=UNIX&to=UNIX; &refresh=30s), so a link keeps them.
 // document.body.dataset.state is "loading", "ready" or "error" (the end-to-end test waits on it).
 import './style.css';
 import { attribution } from './pages/attribution.js';
+import { flamegraph } from './cpu_profile.js';
 import { heatmap } from './pages/heatmap.js';
 import { jobs, job } from './pages/jobs.js';
 import { gpuPage, hostPage, hostsPage } from './pages/hosts.js';
@@ -15,8 +16,8 @@ import { h } from './dom.js';
 import { signIn, takeTokenFromLocation, token } from './auth.js';
 import { REFRESH, resolveWindow } from './timewin.js';
 
-const PAGES = { overview, attribution, heatmap, hosts: hostsPage, host: hostPage, gpu: gpuPage, jobs, job, workflows };
-const PARENT = { job: 'jobs', host: 'hosts', gpu: 'hosts' };
+const PAGES = { overview, attribution, heatmap, hosts: hostsPage, host: hostPage, gpu: gpuPage, jobs, job, flamegraph, workflows };
+const PARENT = { job: 'jobs', flamegraph: 'jobs', host: 'hosts', gpu: 'hosts' };
 const app = document.getElementById('app');
 const rangeSelect = document.getElementById('range');
 const refreshSelect = document.getElementById('refresh');

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Jobs list (by GPU-hours) and one job's page: efficiency over time, GPUs, identities, and the
-// traces and analyses recorded for it.
+// CPU profile uploaded by its hosts' daemons, and the traces and analyses recorded for it.
 import { api, toSeconds } from '../api.js';
 import { stackedBars, lines } from '../charts.js';
 import { h, card, kpi, empty, table } from '../dom.js';
 import * as f from '../format.js';
 import { analysisDetail, analysesTable } from '../analyses.js';
+import { cpuProfileSection } from '../cpu_profile.js';
 
 const jobLink = (id) => h('a', { href: `#/job/${encodeURIComponent(id)}` }, id);
 
@@ -111,6 +112,7 @@ export async function job(root, ctx) {
       { label: 'GPU', value: (g) => h('a', { href: `#/gpu/${encodeURIComponent(g.host)}/${encodeURIComponent(g.gpu_uuid)}` }, h('code', {}, g.gpu_uuid)) },
       { label: 'Model', value: (g) => g.gpu_model || '—' },
     ], j.gpus)));
+  await cpuProfileSection(root, ctx, id);
   await analysesSection(root, ctx, id, j.analyses || []);
   if (j.identities.length > 1) {
     root.append(card('Identities', 'the label sets this job id was seen with', table(
