@@ -10,7 +10,9 @@
 #include "collectors/proc_loadavg_collector.h"
 #include "collectors/proc_meminfo_collector.h"
 #include "collectors/proc_netdev_collector.h"
+#include "collectors/proc_netstat_collector.h"
 #include "collectors/proc_pressure_collector.h"
+#include "collectors/proc_vmstat_collector.h"
 #include "collectors/process/process_collector.h"
 #include "collectors/statvfs_filesystem_collector.h"
 #include "collectors/sys_infiniband_collector.h"
@@ -29,8 +31,10 @@ constexpr const CollectorInfo* kAllCollectors[] = {
     &ProcLoadavgCollector::kInfo,
     &ProcMeminfoCollector::kInfo,
     &ProcNetdevCollector::kInfo,
+    &ProcNetstatCollector::kInfo,
     &ProcPressureCollector::kInfo,
     &ProcessCollector::kInfo,
+    &ProcVmstatCollector::kInfo,
     &StatvfsFilesystemCollector::kInfo,
     &CgroupCollector::kInfo,
     &SysInfinibandCollector::kInfo,
