@@ -3,8 +3,11 @@
 
 #include "collectors/bpf/bpf_cuda_collector.h"
 #include "collectors/cgroup/cgroup_collector.h"
+#include "collectors/clock_time_collector.h"
 #include "collectors/gpu_collector.h"
+#include "collectors/host_os_collector.h"
 #include "collectors/perf_pmu_collector.h"
+#include "collectors/proc_conntrack_collector.h"
 #include "collectors/proc_cpu_collector.h"
 #include "collectors/proc_diskstats_collector.h"
 #include "collectors/proc_loadavg_collector.h"
@@ -12,6 +15,10 @@
 #include "collectors/proc_netdev_collector.h"
 #include "collectors/proc_netstat_collector.h"
 #include "collectors/proc_pressure_collector.h"
+#include "collectors/proc_schedstat_collector.h"
+#include "collectors/proc_sockstat_collector.h"
+#include "collectors/proc_softnet_collector.h"
+#include "collectors/proc_sys_collector.h"
 #include "collectors/proc_vmstat_collector.h"
 #include "collectors/process/process_collector.h"
 #include "collectors/statvfs_filesystem_collector.h"
@@ -24,8 +31,11 @@ namespace {
 constexpr const CollectorInfo* kAllCollectors[] = {
     nullptr,  // Placeholder so the array is never empty; AllCollectors() skips it.
     &BpfCudaCollector::kInfo,
+    &ClockTimeCollector::kInfo,
     &GpuCollector::kInfo,
+    &HostOsCollector::kInfo,
     &PerfPmuCollector::kInfo,
+    &ProcConntrackCollector::kInfo,
     &ProcCpuCollector::kInfo,
     &ProcDiskstatsCollector::kInfo,
     &ProcLoadavgCollector::kInfo,
@@ -34,6 +44,10 @@ constexpr const CollectorInfo* kAllCollectors[] = {
     &ProcNetstatCollector::kInfo,
     &ProcPressureCollector::kInfo,
     &ProcessCollector::kInfo,
+    &ProcSchedstatCollector::kInfo,
+    &ProcSockstatCollector::kInfo,
+    &ProcSoftnetCollector::kInfo,
+    &ProcSysCollector::kInfo,
     &ProcVmstatCollector::kInfo,
     &StatvfsFilesystemCollector::kInfo,
     &CgroupCollector::kInfo,
