@@ -7,9 +7,11 @@
 #include "collectors/gpu_collector.h"
 #include "collectors/host_os_collector.h"
 #include "collectors/perf_pmu_collector.h"
+#include "collectors/proc_buddyinfo_collector.h"
 #include "collectors/proc_conntrack_collector.h"
 #include "collectors/proc_cpu_collector.h"
 #include "collectors/proc_diskstats_collector.h"
+#include "collectors/proc_interrupts_collector.h"
 #include "collectors/proc_loadavg_collector.h"
 #include "collectors/proc_meminfo_collector.h"
 #include "collectors/proc_netdev_collector.h"
@@ -20,9 +22,11 @@
 #include "collectors/proc_softnet_collector.h"
 #include "collectors/proc_sys_collector.h"
 #include "collectors/proc_vmstat_collector.h"
+#include "collectors/proc_zoneinfo_collector.h"
 #include "collectors/process/process_collector.h"
 #include "collectors/statvfs_filesystem_collector.h"
 #include "collectors/sys_infiniband_collector.h"
+#include "collectors/sys_numa_collector.h"
 
 namespace vigil {
 namespace {
@@ -35,9 +39,11 @@ constexpr const CollectorInfo* kAllCollectors[] = {
     &GpuCollector::kInfo,
     &HostOsCollector::kInfo,
     &PerfPmuCollector::kInfo,
+    &ProcBuddyinfoCollector::kInfo,
     &ProcConntrackCollector::kInfo,
     &ProcCpuCollector::kInfo,
     &ProcDiskstatsCollector::kInfo,
+    &ProcInterruptsCollector::kInfo,
     &ProcLoadavgCollector::kInfo,
     &ProcMeminfoCollector::kInfo,
     &ProcNetdevCollector::kInfo,
@@ -49,9 +55,11 @@ constexpr const CollectorInfo* kAllCollectors[] = {
     &ProcSoftnetCollector::kInfo,
     &ProcSysCollector::kInfo,
     &ProcVmstatCollector::kInfo,
+    &ProcZoneinfoCollector::kInfo,
     &StatvfsFilesystemCollector::kInfo,
     &CgroupCollector::kInfo,
     &SysInfinibandCollector::kInfo,
+    &SysNumaCollector::kInfo,
 };
 
 }  // namespace

@@ -10,9 +10,11 @@
 #include "collectors/collector_options.h"
 #include "collectors/host_os_collector.h"
 #include "collectors/host_test_util.h"
+#include "collectors/proc_buddyinfo_collector.h"
 #include "collectors/proc_conntrack_collector.h"
 #include "collectors/proc_cpu_collector.h"
 #include "collectors/proc_diskstats_collector.h"
+#include "collectors/proc_interrupts_collector.h"
 #include "collectors/proc_loadavg_collector.h"
 #include "collectors/proc_meminfo_collector.h"
 #include "collectors/proc_netdev_collector.h"
@@ -23,8 +25,10 @@
 #include "collectors/proc_softnet_collector.h"
 #include "collectors/proc_sys_collector.h"
 #include "collectors/proc_vmstat_collector.h"
+#include "collectors/proc_zoneinfo_collector.h"
 #include "collectors/statvfs_filesystem_collector.h"
 #include "collectors/sys_infiniband_collector.h"
+#include "collectors/sys_numa_collector.h"
 
 namespace vigil {
 namespace {
@@ -35,16 +39,27 @@ using testing::FindValue;
 using testing::MustFind;
 
 TEST(HostCollectorsLiveTest, EveryCollectorRunsOnThisHost) {
-  const CollectorInfo* infos[] = {
-      &ProcCpuCollector::kInfo,           &ProcDiskstatsCollector::kInfo,
-      &ProcLoadavgCollector::kInfo,       &ProcMeminfoCollector::kInfo,
-      &ProcNetdevCollector::kInfo,        &ProcPressureCollector::kInfo,
-      &StatvfsFilesystemCollector::kInfo, &SysInfinibandCollector::kInfo,
-      &ClockTimeCollector::kInfo,         &HostOsCollector::kInfo,
-      &ProcConntrackCollector::kInfo,     &ProcNetstatCollector::kInfo,
-      &ProcSchedstatCollector::kInfo,     &ProcSockstatCollector::kInfo,
-      &ProcSoftnetCollector::kInfo,       &ProcSysCollector::kInfo,
-      &ProcVmstatCollector::kInfo};
+  const CollectorInfo* infos[] = {&ProcCpuCollector::kInfo,
+                                  &ProcDiskstatsCollector::kInfo,
+                                  &ProcLoadavgCollector::kInfo,
+                                  &ProcMeminfoCollector::kInfo,
+                                  &ProcNetdevCollector::kInfo,
+                                  &ProcPressureCollector::kInfo,
+                                  &StatvfsFilesystemCollector::kInfo,
+                                  &SysInfinibandCollector::kInfo,
+                                  &ClockTimeCollector::kInfo,
+                                  &HostOsCollector::kInfo,
+                                  &ProcConntrackCollector::kInfo,
+                                  &ProcNetstatCollector::kInfo,
+                                  &ProcSchedstatCollector::kInfo,
+                                  &ProcSockstatCollector::kInfo,
+                                  &ProcSoftnetCollector::kInfo,
+                                  &ProcSysCollector::kInfo,
+                                  &ProcVmstatCollector::kInfo,
+                                  &ProcBuddyinfoCollector::kInfo,
+                                  &ProcInterruptsCollector::kInfo,
+                                  &ProcZoneinfoCollector::kInfo,
+                                  &SysNumaCollector::kInfo};
   // Families whose values may be negative (offsets from a reference).
   auto may_be_negative = [](std::string_view name) {
     return name == "vigil_host_time_zone_offset_seconds" ||
@@ -59,11 +74,12 @@ TEST(HostCollectorsLiveTest, EveryCollectorRunsOnThisHost) {
 
     auto r = CollectOnce(*collector);
 
-    // PSI, InfiniBand, conntrack (module not loaded) and schedstat (CONFIG_SCHEDSTATS) are
-    // missing on many hosts.
+    // PSI, InfiniBand, conntrack (module not loaded), schedstat (CONFIG_SCHEDSTATS) and NUMA
+    // nodes are missing on many hosts.
     const bool may_be_absent =
         info == &ProcPressureCollector::kInfo || info == &SysInfinibandCollector::kInfo ||
-        info == &ProcConntrackCollector::kInfo || info == &ProcSchedstatCollector::kInfo;
+        info == &ProcConntrackCollector::kInfo || info == &ProcSchedstatCollector::kInfo ||
+        info == &SysNumaCollector::kInfo;
     if (may_be_absent && IsAbsent(r.status)) {
       continue;
     }
