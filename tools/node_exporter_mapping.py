@@ -3,6 +3,7 @@
 """Reads docs/node_exporter_mapping.tsv (node_exporter family -> Vigil family).
 
   --markdown        print the "Porting from node_exporter" table of docs/metrics.md
+  --write-doc       replace that table in docs/metrics.md with the one from the mapping file
   --count FILE      FILE is a node_exporter /metrics scrape: print how many of its families
                     have a Vigil equivalent, how many are listed without one, and how many are
                     not listed ("-" reads stdin)
@@ -40,6 +41,19 @@ def markdown(rows):
     return "\n".join(out)
 
 
+def write_doc(rows):
+    path = os.path.join(os.path.dirname(MAPPING), "metrics.md")
+    doc = open(path, encoding="utf-8").read()
+    start = doc.index("## Porting from node_exporter")
+    table = doc.index("| node_exporter collector |", start)
+    end = doc.find("\n## ", table)
+    end = len(doc) if end < 0 else end + 1
+    tail = doc[end:]
+    doc = doc[:table] + markdown(rows) + "\n" + ("\n" + tail if tail else "")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(doc)
+
+
 def scrape_families(text):
     fams = set()
     for line in text.splitlines():
@@ -54,12 +68,16 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--markdown", action="store_true")
+    g.add_argument("--write-doc", action="store_true")
     g.add_argument("--count", metavar="FILE")
     g.add_argument("--missing", metavar="FILE")
     a = p.parse_args()
     rows = load()
     if a.markdown:
         print(markdown(rows))
+        return
+    if a.write_doc:
+        write_doc(rows)
         return
     path = a.count or a.missing
     text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()

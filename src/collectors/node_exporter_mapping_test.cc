@@ -148,7 +148,7 @@ TEST(NodeExporterMappingTest, MetricsDocTableMatchesTheMappingFile) {
   const std::vector<Row> doc = LoadDocTable();
 
   ASSERT_EQ(doc.size(), tsv.size())
-      << "regenerate the table with tools/node_exporter_mapping.py --markdown";
+      << "regenerate the table with tools/node_exporter_mapping.py --write-doc";
   for (size_t i = 0; i < tsv.size(); ++i) {
     EXPECT_EQ(doc[i], tsv[i]) << "row " << i << ": " << tsv[i].ne_family;
   }
