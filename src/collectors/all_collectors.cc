@@ -7,6 +7,7 @@
 #include "collectors/gpu_collector.h"
 #include "collectors/host_os_collector.h"
 #include "collectors/perf_pmu_collector.h"
+#include "collectors/proc_arp_collector.h"
 #include "collectors/proc_buddyinfo_collector.h"
 #include "collectors/proc_conntrack_collector.h"
 #include "collectors/proc_cpu_collector.h"
@@ -21,6 +22,7 @@
 #include "collectors/proc_sockstat_collector.h"
 #include "collectors/proc_softnet_collector.h"
 #include "collectors/proc_sys_collector.h"
+#include "collectors/proc_udp_collector.h"
 #include "collectors/proc_vmstat_collector.h"
 #include "collectors/proc_zoneinfo_collector.h"
 #include "collectors/process/process_collector.h"
@@ -39,6 +41,7 @@ constexpr const CollectorInfo* kAllCollectors[] = {
     &GpuCollector::kInfo,
     &HostOsCollector::kInfo,
     &PerfPmuCollector::kInfo,
+    &ProcArpCollector::kInfo,
     &ProcBuddyinfoCollector::kInfo,
     &ProcConntrackCollector::kInfo,
     &ProcCpuCollector::kInfo,
@@ -54,6 +57,7 @@ constexpr const CollectorInfo* kAllCollectors[] = {
     &ProcSockstatCollector::kInfo,
     &ProcSoftnetCollector::kInfo,
     &ProcSysCollector::kInfo,
+    &ProcUdpCollector::kInfo,
     &ProcVmstatCollector::kInfo,
     &ProcZoneinfoCollector::kInfo,
     &StatvfsFilesystemCollector::kInfo,

@@ -27,9 +27,7 @@ std::unique_ptr<Collector> Create(const CollectorOptions& options) {
 
 const CollectorInfo ProcBuddyinfoCollector::kInfo = {
     .name = "proc_buddyinfo",
-    .help =
-        "Free memory blocks per NUMA node, zone and order from /proc/buddyinfo (off by "
-        "default).",
+    .help = "Free memory blocks per NUMA node, zone and order from /proc/buddyinfo.",
     .enabled_by_default = false,
     .metrics = kMetrics,
     .create = &Create,

@@ -45,7 +45,7 @@ std::string JoinFields(std::string_view text) {
 
 const CollectorInfo ProcInterruptsCollector::kInfo = {
     .name = "proc_interrupts",
-    .help = "Interrupts per IRQ and CPU from /proc/interrupts (many series; off by default).",
+    .help = "Interrupts per IRQ and CPU from /proc/interrupts (many series).",
     .enabled_by_default = false,
     .metrics = kMetrics,
     .create = &Create,

@@ -176,7 +176,8 @@ Status AddOtherFields(std::string_view text, MetricWriter& out) {
       continue;
     }
     key.remove_suffix(1);
-    if (FieldFor(&unused, key) != nullptr) {
+    // SReclaimable is read only to compute used memory: it has no family of its own.
+    if (FieldFor(&unused, key) != nullptr && key != "SReclaimable") {
       continue;
     }
     StatusOr<uint64_t> v = ParseCounterField(value, "meminfo");

@@ -50,6 +50,7 @@ TEST(ProcMeminfoCollectorTest, EveryOtherFieldIsExportedByName) {
   EXPECT_EQ(FindValue(b, "vigil_host_meminfo_bytes", {{"field", "Committed_AS"}}), 709208 * kKiB);
   EXPECT_EQ(FindValue(b, "vigil_host_meminfo_bytes", {{"field", "VmallocTotal"}}),
             34359738367.0 * kKiB);
+  EXPECT_EQ(FindValue(b, "vigil_host_meminfo_bytes", {{"field", "SReclaimable"}}), 68944 * kKiB);
   EXPECT_EQ(FindValue(b, "vigil_host_hugepages_reserved"), 0);
   // Fields with a family of their own are not repeated.
   EXPECT_FALSE(FindValue(b, "vigil_host_meminfo_bytes", {{"field", "MemFree"}}));

@@ -55,9 +55,7 @@ std::unique_ptr<Collector> Create(const CollectorOptions& options) {
 
 const CollectorInfo ProcZoneinfoCollector::kInfo = {
     .name = "proc_zoneinfo",
-    .help =
-        "Per-zone free memory, watermarks and NUMA allocations from /proc/zoneinfo (off by "
-        "default).",
+    .help = "Per-zone free memory, watermarks and NUMA allocations from /proc/zoneinfo.",
     .enabled_by_default = false,
     .metrics = kMetrics,
     .create = &Create,

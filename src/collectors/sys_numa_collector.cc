@@ -50,7 +50,7 @@ std::string FieldName(std::string_view name) {
 
 const CollectorInfo SysNumaCollector::kInfo = {
     .name = "sys_numa",
-    .help = "Every per-NUMA-node meminfo field and numastat counter from /sys (off by default).",
+    .help = "Every per-NUMA-node meminfo field and numastat counter from /sys.",
     .enabled_by_default = false,
     .metrics = kMetrics,
     .create = &Create,
