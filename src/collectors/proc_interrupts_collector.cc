@@ -70,6 +70,7 @@ Status ProcInterruptsCollector::Parse(std::string_view text, MetricWriter& out) 
   if (cpus.empty()) {
     return DataLossError("interrupts: header names no CPU");
   }
+  std::vector<uint64_t> counts(cpus.size());  // One line's counts, reused for every line.
   std::string_view line;
   while (NextLine(&text, &line)) {
     std::string_view irq;
@@ -80,13 +81,6 @@ Status ProcInterruptsCollector::Parse(std::string_view text, MetricWriter& out) 
     std::string_view rest = line;
     std::string_view field;
     size_t n = 0;
-    uint64_t counts_stack[64];
-    std::vector<uint64_t> counts_heap;
-    uint64_t* counts = counts_stack;
-    if (cpus.size() > 64) {
-      counts_heap.resize(cpus.size());
-      counts = counts_heap.data();
-    }
     std::string_view before = rest;
     while (n < cpus.size() && NextField(&rest, &field)) {
       std::optional<uint64_t> v = ParseUint64(field);
