@@ -3,8 +3,9 @@
 # Whole-process comparison: vigild (every host collector on, 1 s interval) against Debian's
 # prometheus-node-exporter, both scraped with curl once per second for the same BENCH_SECONDS
 # (default 60). Prints CPU seconds, % of one core and peak RSS (VmHWM) of each, the ratio
-# vigild/node_exporter, how many series each exported, and how many of node_exporter's metric
-# families have a Vigil equivalent (docs/node_exporter_mapping.tsv), beside the targets:
+# vigild/node_exporter, how many series each exported, how many of node_exporter's metric
+# families have a Vigil equivalent (docs/node_exporter_mapping.tsv) and how many of those carry
+# the same values in both final scrapes (after the mapping's unit conversion), beside the targets:
 # vigild < 0.2 % of one core, < 15 MiB RSS, <= 1/5 of node_exporter's CPU.
 # Everything listens on free loopback ports; both processes are stopped on exit.
 set -euo pipefail
@@ -106,6 +107,9 @@ n_series=$(grep -vc '^#' "$tmp/node_exporter.metrics" || true)
 read -r fam_mapped fam_total fam_none fam_unlisted < <(python3 tools/node_exporter_mapping.py \
   --count "$tmp/node_exporter.metrics")
 # Mapped families this vigild did not export (a collector absent on this host, or off).
+# The same quantities from both, converted (docs/node_exporter_mapping.tsv): "<agree> <compared>".
+read -r val_agree val_compared < <(python3 tools/node_exporter_mapping.py --compare \
+  "$tmp/node_exporter.metrics" "$tmp/vigild.metrics" 2>"$tmp/compare.txt")
 fam_silent=$(python3 - "$tmp/node_exporter.metrics" "$tmp/vigild.metrics" <<'PY'
 import sys
 sys.path.insert(0, "tools")
@@ -119,9 +123,10 @@ PY
 hz=$(getconf CLK_TCK)
 
 python3 - "$hz" "$wall_ns" "$v_start" "$v_end" "$n_start" "$n_end" "$v_hwm" "$n_hwm" \
-  "$v_series" "$n_series" "$seconds" "$fam_mapped" "$fam_total" "$fam_silent" <<'PY'
+  "$v_series" "$n_series" "$seconds" "$fam_mapped" "$fam_total" "$fam_silent" "$val_agree" \
+  "$val_compared" <<'PY'
 import sys
-hz, wall_ns, vs, ve, ns, ne, vh, nh, vser, nser, secs, fmap, ftot, fsil = sys.argv[1:]
+hz, wall_ns, vs, ve, ns, ne, vh, nh, vser, nser, secs, fmap, ftot, fsil, vagr, vcmp = sys.argv[1:]
 hz = float(hz); wall = int(wall_ns) / 1e9
 v_cpu = (float(ve) - float(vs)) / hz
 n_cpu = (float(ne) - float(ns)) / hz
@@ -141,8 +146,13 @@ print(f"{'peak RSS (MiB)':24}{v_rss:>12.1f}{n_rss:>16.1f}{rss_ratio:>12.3f}   < 
 print(f"{'series exported':24}{int(vser):>12}{int(nser):>16}")
 print(f"node_exporter families with a Vigil equivalent: {fmap} of {ftot} "
       f"({fsil} of those not exported by this vigild: collector off or source absent)")
+print(f"values agreeing with node_exporter's (within 10 % + 5): {vagr} of {vcmp} families")
 print()
 ok = lambda b: "met" if b else "NOT met"
 print(f"targets: CPU < 0.2 % of a core: {ok(v_pct < 0.2)}; RSS < 15 MiB: {ok(v_rss < 15)}; "
       f"CPU <= 1/5 of node_exporter: {ok(ratio <= 0.2)}")
 PY
+if [ -s "$tmp/compare.txt" ]; then
+  echo "families whose values disagree:"
+  cat "$tmp/compare.txt"
+fi
