@@ -16,10 +16,13 @@ constexpr MetricDesc kFdAllocated{"vigil_host_file_descriptors_allocated",
 constexpr MetricDesc kFdLimit{"vigil_host_file_descriptors_limit",
                               "Most file handles the kernel will allocate (fs/file-max).",
                               MetricKind::kGauge, ""};
-constexpr MetricDesc kEntropy{"vigil_host_entropy_available_bits",
-                              "Entropy in the kernel's random pool.", MetricKind::kGauge, "bits"};
-constexpr MetricDesc kPoolSize{"vigil_host_entropy_pool_size_bits",
-                               "Size of the kernel's random pool.", MetricKind::kGauge, "bits"};
+// In bits, as the kernel counts them (a unit Prometheus does not list, hence no suffix).
+constexpr MetricDesc kEntropy{"vigil_host_entropy_available",
+                              "Entropy in the kernel's random pool, in bits.", MetricKind::kGauge,
+                              ""};
+constexpr MetricDesc kPoolSize{"vigil_host_entropy_pool_size",
+                               "Size of the kernel's random pool, in bits.", MetricKind::kGauge,
+                               ""};
 
 constexpr const MetricDesc* kMetrics[] = {&kFdAllocated, &kFdLimit, &kEntropy, &kPoolSize};
 

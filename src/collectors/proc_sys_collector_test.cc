@@ -21,8 +21,8 @@ TEST(ProcSysCollectorTest, ReadsCapturedKernel618) {
   ASSERT_TRUE(r.status.ok()) << r.status.message();
   EXPECT_EQ(FindValue(r.batch, "vigil_host_file_descriptors_allocated"), 1583);
   EXPECT_EQ(FindValue(r.batch, "vigil_host_file_descriptors_limit"), 2466165);
-  EXPECT_EQ(FindValue(r.batch, "vigil_host_entropy_available_bits"), 256);
-  EXPECT_EQ(FindValue(r.batch, "vigil_host_entropy_pool_size_bits"), 256);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_entropy_available"), 256);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_entropy_pool_size"), 256);
 }
 
 TEST(ProcSysCollectorTest, OldKernelPoolSize) {
@@ -37,8 +37,8 @@ TEST(ProcSysCollectorTest, OldKernelPoolSize) {
   ASSERT_TRUE(r.status.ok()) << r.status.message();
   EXPECT_EQ(FindValue(r.batch, "vigil_host_file_descriptors_allocated"), 9824);
   EXPECT_EQ(FindValue(r.batch, "vigil_host_file_descriptors_limit"), 9223372036854775807.0);
-  EXPECT_EQ(FindValue(r.batch, "vigil_host_entropy_available_bits"), 3754);
-  EXPECT_EQ(FindValue(r.batch, "vigil_host_entropy_pool_size_bits"), 4096);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_entropy_available"), 3754);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_entropy_pool_size"), 4096);
 }
 
 TEST(ProcSysCollectorTest, MissingRandomKeepsFileHandlesAndIsAFailure) {
