@@ -3,19 +3,34 @@
 
 #include "collectors/bpf/bpf_cuda_collector.h"
 #include "collectors/cgroup/cgroup_collector.h"
+#include "collectors/clock_time_collector.h"
 #include "collectors/daemon_self_collector.h"
 #include "collectors/gpu_collector.h"
+#include "collectors/host_os_collector.h"
 #include "collectors/ipc_fabric_collector.h"
 #include "collectors/perf_pmu_collector.h"
+#include "collectors/proc_arp_collector.h"
+#include "collectors/proc_buddyinfo_collector.h"
+#include "collectors/proc_conntrack_collector.h"
 #include "collectors/proc_cpu_collector.h"
 #include "collectors/proc_diskstats_collector.h"
+#include "collectors/proc_interrupts_collector.h"
 #include "collectors/proc_loadavg_collector.h"
 #include "collectors/proc_meminfo_collector.h"
 #include "collectors/proc_netdev_collector.h"
+#include "collectors/proc_netstat_collector.h"
 #include "collectors/proc_pressure_collector.h"
+#include "collectors/proc_schedstat_collector.h"
+#include "collectors/proc_sockstat_collector.h"
+#include "collectors/proc_softnet_collector.h"
+#include "collectors/proc_sys_collector.h"
+#include "collectors/proc_udp_collector.h"
+#include "collectors/proc_vmstat_collector.h"
+#include "collectors/proc_zoneinfo_collector.h"
 #include "collectors/process/process_collector.h"
 #include "collectors/statvfs_filesystem_collector.h"
 #include "collectors/sys_infiniband_collector.h"
+#include "collectors/sys_numa_collector.h"
 
 namespace vigil {
 namespace {
@@ -24,20 +39,35 @@ namespace {
 constexpr const CollectorInfo* kAllCollectors[] = {
     nullptr,  // Placeholder so the array is never empty; AllCollectors() skips it.
     &BpfCudaCollector::kInfo,
+    &ClockTimeCollector::kInfo,
     &DaemonSelfCollector::kInfo,
     &GpuCollector::kInfo,
+    &HostOsCollector::kInfo,
     &IpcFabricCollector::kInfo,
     &PerfPmuCollector::kInfo,
+    &ProcArpCollector::kInfo,
+    &ProcBuddyinfoCollector::kInfo,
+    &ProcConntrackCollector::kInfo,
     &ProcCpuCollector::kInfo,
     &ProcDiskstatsCollector::kInfo,
+    &ProcInterruptsCollector::kInfo,
     &ProcLoadavgCollector::kInfo,
     &ProcMeminfoCollector::kInfo,
     &ProcNetdevCollector::kInfo,
+    &ProcNetstatCollector::kInfo,
     &ProcPressureCollector::kInfo,
     &ProcessCollector::kInfo,
+    &ProcSchedstatCollector::kInfo,
+    &ProcSockstatCollector::kInfo,
+    &ProcSoftnetCollector::kInfo,
+    &ProcSysCollector::kInfo,
+    &ProcUdpCollector::kInfo,
+    &ProcVmstatCollector::kInfo,
+    &ProcZoneinfoCollector::kInfo,
     &StatvfsFilesystemCollector::kInfo,
     &CgroupCollector::kInfo,
     &SysInfinibandCollector::kInfo,
+    &SysNumaCollector::kInfo,
 };
 
 }  // namespace
