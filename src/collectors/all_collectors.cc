@@ -8,12 +8,20 @@
 #include "collectors/proc_cpu_collector.h"
 #include "collectors/proc_diskstats_collector.h"
 #include "collectors/proc_loadavg_collector.h"
+#include "collectors/proc_mdstat_collector.h"
 #include "collectors/proc_meminfo_collector.h"
 #include "collectors/proc_netdev_collector.h"
 #include "collectors/proc_pressure_collector.h"
 #include "collectors/process/process_collector.h"
 #include "collectors/statvfs_filesystem_collector.h"
+#include "collectors/sys_cpufreq_collector.h"
+#include "collectors/sys_edac_collector.h"
+#include "collectors/sys_ethtool_collector.h"
+#include "collectors/sys_hwmon_collector.h"
 #include "collectors/sys_infiniband_collector.h"
+#include "collectors/sys_netclass_collector.h"
+#include "collectors/sys_nvme_collector.h"
+#include "collectors/sys_thermal_collector.h"
 
 namespace vigil {
 namespace {
@@ -27,13 +35,21 @@ constexpr const CollectorInfo* kAllCollectors[] = {
     &ProcCpuCollector::kInfo,
     &ProcDiskstatsCollector::kInfo,
     &ProcLoadavgCollector::kInfo,
+    &ProcMdstatCollector::kInfo,
     &ProcMeminfoCollector::kInfo,
     &ProcNetdevCollector::kInfo,
     &ProcPressureCollector::kInfo,
     &ProcessCollector::kInfo,
     &StatvfsFilesystemCollector::kInfo,
     &CgroupCollector::kInfo,
+    &SysCpufreqCollector::kInfo,
+    &SysEdacCollector::kInfo,
+    &SysEthtoolCollector::kInfo,
+    &SysHwmonCollector::kInfo,
     &SysInfinibandCollector::kInfo,
+    &SysNetclassCollector::kInfo,
+    &SysNvmeCollector::kInfo,
+    &SysThermalCollector::kInfo,
 };
 
 }  // namespace

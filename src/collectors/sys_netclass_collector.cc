@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "collectors/sys_netclass_collector.h"
+
+#include <utility>
+
+#include "base/file_util.h"
+#include "collectors/collector_options.h"
+
+namespace vigil {
+namespace {
+
+constexpr MetricKind kG = MetricKind::kGauge;
+constexpr MetricKind kC = MetricKind::kCounter;
+
+constexpr MetricDesc kInfoDesc{"vigil_host_network_info",
+                               "Interface address, broadcast, duplex, operstate, ifalias; 1.", kG,
+                               "info"};
+constexpr MetricDesc kUp{"vigil_host_network_up", "1 when operstate is up, else 0.", kG, ""};
+constexpr MetricDesc kSpeed{"vigil_host_network_speed_bytes_per_second",
+                            "Negotiated link speed (speed Mbit/s x 125000).", kG,
+                            "bytes_per_second"};
+constexpr MetricDesc kCarrier{"vigil_host_network_carrier", "1 when the link has carrier.", kG, ""};
+constexpr MetricDesc kCarrierChanges{"vigil_host_network_carrier_changes_total",
+                                     "Times the link went up or down (carrier_changes).", kC, ""};
+constexpr MetricDesc kCarrierUp{"vigil_host_network_carrier_up_changes_total",
+                                "Times the link came up (carrier_up_count).", kC, ""};
+constexpr MetricDesc kCarrierDown{"vigil_host_network_carrier_down_changes_total",
+                                  "Times the link went down (carrier_down_count).", kC, ""};
+constexpr MetricDesc kMtu{"vigil_host_network_mtu_bytes", "Maximum transmission unit.", kG,
+                          "bytes"};
+constexpr MetricDesc kTxQueue{"vigil_host_network_transmit_queue_length",
+                              "Transmit queue length in packets (tx_queue_len).", kG, ""};
+constexpr MetricDesc kProtocol{"vigil_host_network_protocol_type",
+                               "ARPHRD_* hardware type (type: 1 ethernet, 32 infiniband).", kG, ""};
+constexpr MetricDesc kFlags{"vigil_host_network_flags", "IFF_* interface flags (flags).", kG, ""};
+constexpr MetricDesc kIfindex{"vigil_host_network_iface_id", "Interface index (ifindex).", kG, ""};
+constexpr MetricDesc kIflink{"vigil_host_network_iface_link",
+                             "Index of the interface this one sends through (iflink).", kG, ""};
+constexpr MetricDesc kLinkMode{"vigil_host_network_iface_link_mode",
+                               "Link mode: 0 default, 1 dormant (link_mode).", kG, ""};
+constexpr MetricDesc kDormant{"vigil_host_network_dormant", "1 when the interface is dormant.", kG,
+                              ""};
+constexpr MetricDesc kDevId{"vigil_host_network_device_id",
+                            "Device id among interfaces sharing one address (dev_id).", kG, ""};
+constexpr MetricDesc kAddrAssign{"vigil_host_network_address_assign_type",
+                                 "How the address was set: 0 permanent, 1 random, 2 stolen, 3 set.",
+                                 kG, ""};
+constexpr MetricDesc kNameAssign{"vigil_host_network_name_assign_type",
+                                 "How the name was set: 1 enumerated, 2 predictable, 3 user, 4 "
+                                 "renamed.",
+                                 kG, ""};
+constexpr MetricDesc kGroup{"vigil_host_network_net_dev_group", "Interface group (netdev_group).",
+                            kG, ""};
+constexpr MetricDesc kProtoDown{"vigil_host_network_protocol_down",
+                                "1 when the interface is administratively protocol-down.", kG, ""};
+
+struct Attr {
+  std::string_view file;
+  const MetricDesc* desc;
+  double scale = 1;
+  bool hex = false;
+  bool skip_negative = false;
+};
+const Attr kAttrs[] = {
+    {"speed", &kSpeed, 125000, false, true},
+    {"carrier", &kCarrier},
+    {"carrier_changes", &kCarrierChanges},
+    {"carrier_up_count", &kCarrierUp},
+    {"carrier_down_count", &kCarrierDown},
+    {"mtu", &kMtu},
+    {"tx_queue_len", &kTxQueue},
+    {"type", &kProtocol},
+    {"flags", &kFlags, 1, true},
+    {"ifindex", &kIfindex},
+    {"iflink", &kIflink},
+    {"link_mode", &kLinkMode},
+    {"dormant", &kDormant},
+    {"dev_id", &kDevId, 1, true},
+    {"addr_assign_type", &kAddrAssign},
+    {"name_assign_type", &kNameAssign},
+    {"netdev_group", &kGroup},
+    {"proto_down", &kProtoDown},
+};
+
+// statistics/<file>: counters /proc/net/dev folds into its errs/drop columns or leaves out.
+#define VIGIL_NET_STAT(ident, name, help) \
+  constexpr MetricDesc ident{"vigil_host_network_" name "_total", help, kC, ""};
+VIGIL_NET_STAT(kCollisions, "collisions", "Transmit collisions (collisions).")
+VIGIL_NET_STAT(kRxMulticast, "receive_multicast_packets", "Multicast packets received.")
+VIGIL_NET_STAT(kRxCompressed, "receive_compressed_packets", "Compressed packets received.")
+VIGIL_NET_STAT(kTxCompressed, "transmit_compressed_packets", "Compressed packets sent.")
+VIGIL_NET_STAT(kRxCrc, "receive_crc_errors", "Received frames with a bad CRC.")
+VIGIL_NET_STAT(kRxFifo, "receive_fifo_errors", "Receive FIFO overruns.")
+VIGIL_NET_STAT(kRxFrame, "receive_frame_errors", "Received frames with alignment errors.")
+VIGIL_NET_STAT(kRxLength, "receive_length_errors", "Received frames with a bad length.")
+VIGIL_NET_STAT(kRxMissed, "receive_missed_errors", "Frames the NIC missed for lack of buffers.")
+VIGIL_NET_STAT(kRxOver, "receive_over_errors", "Received frames longer than the buffer.")
+VIGIL_NET_STAT(kRxNohandler, "receive_nohandler_packets",
+               "Packets dropped because no protocol handled them.")
+VIGIL_NET_STAT(kTxAborted, "transmit_aborted_errors", "Transmissions aborted by the NIC.")
+VIGIL_NET_STAT(kTxCarrier, "transmit_carrier_errors", "Transmit errors from carrier loss.")
+VIGIL_NET_STAT(kTxFifo, "transmit_fifo_errors", "Transmit FIFO underruns.")
+VIGIL_NET_STAT(kTxHeartbeat, "transmit_heartbeat_errors", "Transmit SQE heartbeat errors.")
+VIGIL_NET_STAT(kTxWindow, "transmit_window_errors", "Late collisions on transmit.")
+#undef VIGIL_NET_STAT
+
+struct Stat {
+  std::string_view file;
+  const MetricDesc* desc;
+};
+constexpr Stat kStats[] = {
+    {"collisions", &kCollisions},
+    {"multicast", &kRxMulticast},
+    {"rx_compressed", &kRxCompressed},
+    {"tx_compressed", &kTxCompressed},
+    {"rx_crc_errors", &kRxCrc},
+    {"rx_fifo_errors", &kRxFifo},
+    {"rx_frame_errors", &kRxFrame},
+    {"rx_length_errors", &kRxLength},
+    {"rx_missed_errors", &kRxMissed},
+    {"rx_over_errors", &kRxOver},
+    {"rx_nohandler", &kRxNohandler},
+    {"tx_aborted_errors", &kTxAborted},
+    {"tx_carrier_errors", &kTxCarrier},
+    {"tx_fifo_errors", &kTxFifo},
+    {"tx_heartbeat_errors", &kTxHeartbeat},
+    {"tx_window_errors", &kTxWindow},
+};
+
+constexpr const MetricDesc* kMetrics[] = {
+    &kInfoDesc,    &kUp,        &kSpeed,      &kCarrier,     &kCarrierChanges, &kCarrierUp,
+    &kCarrierDown, &kMtu,       &kTxQueue,    &kProtocol,    &kFlags,          &kIfindex,
+    &kIflink,      &kLinkMode,  &kDormant,    &kDevId,       &kAddrAssign,     &kNameAssign,
+    &kGroup,       &kProtoDown, &kCollisions, &kRxMulticast, &kRxCompressed,   &kTxCompressed,
+    &kRxCrc,       &kRxFifo,    &kRxFrame,    &kRxLength,    &kRxMissed,       &kRxOver,
+    &kRxNohandler, &kTxAborted, &kTxCarrier,  &kTxFifo,      &kTxHeartbeat,    &kTxWindow};
+
+std::unique_ptr<Collector> Create(const CollectorOptions& options) {
+  return std::make_unique<SysNetclassCollector>(options.paths);
+}
+
+}  // namespace
+
+const CollectorInfo SysNetclassCollector::kInfo = {
+    .name = "sys_netclass",
+    .help =
+        "Network link speed, carrier, MTU, state and detailed error counters from /sys/class/net.",
+    .enabled_by_default = true,
+    .metrics = kMetrics,
+    .create = &Create,
+};
+
+SysNetclassCollector::SysNetclassCollector(HostPaths paths, int rescan_every)
+    : paths_(std::move(paths)), schedule_(rescan_every) {}
+
+Status SysNetclassCollector::Rescan() {
+  interfaces_.clear();
+  plan_.clear();
+  const std::string root = paths_.Sys("class/net");
+  Status error;
+  for (const std::string& name : ListSorted(root, "", &error)) {
+    const std::string dir = JoinPath(root, name);
+    if (name == "lo" || !IsDirectory(dir)) {
+      continue;  // bonding_masters is a file in class/net.
+    }
+    interfaces_.push_back({name, dir});
+    const Labels labels = {{"interface", name}};
+    for (const Attr& a : kAttrs) {
+      const std::string path = JoinPath(dir, a.file);
+      if (PathExists(path)) {
+        plan_.push_back({path, a.desc, a.scale, labels, a.hex, a.skip_negative});
+      }
+    }
+    for (const Stat& s : kStats) {
+      const std::string path = JoinPath(dir, "statistics/" + std::string(s.file));
+      if (PathExists(path)) {
+        plan_.push_back({path, s.desc, 1, labels});
+      }
+    }
+  }
+  if (interfaces_.empty()) {
+    return NotFoundError(root + ": no network interfaces besides lo" +
+                         (error.ok() ? "" : " (" + error.message() + ")"));
+  }
+  return OkStatus();
+}
+
+void SysNetclassCollector::CollectInfo(const Interface& iface, MetricWriter& out) {
+  Labels labels = {{"interface", iface.name}};
+  std::string operstate;
+  for (std::string_view file : {"address", "broadcast", "duplex", "operstate", "ifalias"}) {
+    // duplex answers EINVAL without carrier; the label is then empty, as in node_exporter.
+    StatusOr<std::string_view> text = reader_.Read(JoinPath(iface.dir, file));
+    labels.emplace_back(file, text.ok() ? std::string(*text) : "");
+    if (file == "operstate") {
+      operstate = labels.back().second;
+    }
+  }
+  out.Add(kInfoDesc, 1, std::move(labels));
+  out.Add(kUp, operstate == "up" ? 1 : 0, {{"interface", iface.name}});
+}
+
+Status SysNetclassCollector::Collect(MetricWriter& out) {
+  if (schedule_.Due()) {
+    Status s = Rescan();
+    if (!s.ok()) {
+      schedule_.Invalidate();
+      return s;
+    }
+  }
+  for (const Interface& iface : interfaces_) {
+    CollectInfo(iface, out);
+  }
+  return EmitPlanned(plan_, reader_, schedule_, out);
+}
+
+}  // namespace vigil

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "collectors/sys_netclass_collector.h"
+
+#include <gtest/gtest.h>
+
+#include "collectors/host_test_util.h"
+
+namespace vigil {
+namespace {
+
+using testing::CollectOnce;
+using testing::CountSamples;
+using testing::FindValue;
+using testing::FixturePaths;
+using testing::MustFind;
+using testing::ScratchTree;
+
+TEST(SysNetclassCollectorTest, ReadsLinkAttributesAndDetailedCounters) {
+  SysNetclassCollector collector(FixturePaths("gpu_node_hw"));
+
+  auto r = CollectOnce(collector);
+
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  const auto& b = r.batch;
+  const Labels eth0 = {{"interface", "eth0"}};
+  EXPECT_EQ(MustFind(b, "vigil_host_network_speed_bytes_per_second", eth0), 100e9 / 8);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_up", eth0), 1);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_carrier", eth0), 1);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_carrier_changes_total", eth0), 3);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_carrier_up_changes_total", eth0), 2);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_carrier_down_changes_total", eth0), 1);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_mtu_bytes", eth0), 9000);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_transmit_queue_length", eth0), 1000);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_flags", eth0), 0x1003);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_iface_id", eth0), 2);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_name_assign_type", eth0), 4);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_protocol_type", eth0), 1);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_info",
+                     {{"interface", "eth0"},
+                      {"address", "0c:42:a1:5e:6f:70"},
+                      {"broadcast", "ff:ff:ff:ff:ff:ff"},
+                      {"duplex", "full"},
+                      {"operstate", "up"},
+                      {"ifalias", "uplink a"}}),
+            1);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_receive_crc_errors_total", eth0), 7);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_receive_missed_errors_total", eth0), 11);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_receive_length_errors_total", eth0), 4);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_receive_multicast_packets_total", eth0), 12345);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_transmit_carrier_errors_total", eth0), 2);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_collisions_total", eth0), 0);
+  // A link without cable: no speed (-1), operstate down.
+  const Labels eth1 = {{"interface", "eth1"}};
+  EXPECT_EQ(FindValue(b, "vigil_host_network_speed_bytes_per_second", eth1), std::nullopt);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_up", eth1), 0);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_carrier", eth1), 0);
+  // IPoIB: ARPHRD_INFINIBAND.
+  EXPECT_EQ(MustFind(b, "vigil_host_network_protocol_type", {{"interface", "ib0"}}), 32);
+  EXPECT_EQ(MustFind(b, "vigil_host_network_speed_bytes_per_second", {{"interface", "ib0"}}), 25e9);
+  // lo is skipped, bonding_masters is not an interface; totals stay with proc_netdev.
+  EXPECT_EQ(CountSamples(b, "vigil_host_network_info"), 3u);
+  EXPECT_EQ(FindValue(b, "vigil_host_network_mtu_bytes", {{"interface", "lo"}}), std::nullopt);
+}
+
+TEST(SysNetclassCollectorTest, OnlyLoopbackIsAbsent) {
+  ScratchTree tree;
+  tree.Write("sys/class/net/lo/mtu", "65536\n");
+  SysNetclassCollector collector(tree.paths());
+
+  EXPECT_EQ(CollectOnce(collector).status.code(), StatusCode::kNotFound);
+}
+
+TEST(SysNetclassCollectorTest, GarbageFlagsAreDataLossAndTheRestStays) {
+  ScratchTree tree;
+  tree.Write("sys/class/net/eth0/flags", "0xzz\n");
+  tree.Write("sys/class/net/eth0/mtu", "1500\n");
+  tree.Write("sys/class/net/eth0/operstate", "dormant\n");
+  SysNetclassCollector collector(tree.paths());
+
+  auto r = CollectOnce(collector);
+
+  EXPECT_EQ(r.status.code(), StatusCode::kDataLoss);
+  EXPECT_EQ(MustFind(r.batch, "vigil_host_network_mtu_bytes"), 1500);
+  EXPECT_EQ(MustFind(r.batch, "vigil_host_network_up"), 0);
+  EXPECT_EQ(MustFind(r.batch, "vigil_host_network_info", {{"operstate", "dormant"}}), 1);
+}
+
+}  // namespace
+}  // namespace vigil

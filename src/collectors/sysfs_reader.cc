@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "collectors/sysfs_reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+
+#include "base/file_util.h"
+#include "base/strings.h"
+
+namespace vigil {
+
+SysfsReader::SysfsReader() : buf_(new char[kBufferBytes]) {}
+
+StatusOr<std::string_view> SysfsReader::Read(const std::string& path) {
+  ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    return ErrnoStatus(errno, "open " + path);
+  }
+  ssize_t n;
+  do {
+    n = pread(fd.get(), buf_.get(), kBufferBytes, 0);
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    // Some attributes fail reads when the device cannot answer (EINVAL for the speed of a link
+    // that is down, EIO or ENODATA for a sensor that is not connected).
+    return ErrnoStatus(errno, "read " + path);
+  }
+  if (static_cast<size_t>(n) == kBufferBytes) {
+    return DataLossError("read " + path + ": larger than " + std::to_string(kBufferBytes) +
+                         " bytes");
+  }
+  return Trim(std::string_view(buf_.get(), static_cast<size_t>(n)));
+}
+
+StatusOr<uint64_t> SysfsReader::ReadUint(const std::string& path) {
+  VIGIL_ASSIGN_OR_RETURN(std::string_view text, Read(path));
+  std::optional<uint64_t> v = ParseUint64(text);
+  if (!v) {
+    return DataLossError(path + ": bad number '" + SanitizeForLog(text, 40) + "'");
+  }
+  return *v;
+}
+
+StatusOr<int64_t> SysfsReader::ReadInt(const std::string& path) {
+  VIGIL_ASSIGN_OR_RETURN(std::string_view text, Read(path));
+  std::optional<int64_t> v = ParseInt64(text);
+  if (!v) {
+    return DataLossError(path + ": bad number '" + SanitizeForLog(text, 40) + "'");
+  }
+  return *v;
+}
+
+StatusOr<double> SysfsReader::ReadNumber(const std::string& path) {
+  VIGIL_ASSIGN_OR_RETURN(std::string_view text, Read(path));
+  if (text.starts_with('-')) {
+    if (std::optional<int64_t> v = ParseInt64(text)) {
+      return static_cast<double>(*v);
+    }
+  } else if (std::optional<uint64_t> v = ParseUint64(text)) {
+    return static_cast<double>(*v);
+  }
+  return DataLossError(path + ": bad number '" + SanitizeForLog(text, 40) + "'");
+}
+
+StatusOr<double> SysfsReader::ReadHex(const std::string& path) {
+  VIGIL_ASSIGN_OR_RETURN(std::string_view text, Read(path));
+  std::string_view digits = text;
+  if (digits.starts_with("0x") || digits.starts_with("0X")) {
+    digits.remove_prefix(2);
+  }
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, 16);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
+    return DataLossError(path + ": bad hex number '" + SanitizeForLog(text, 40) + "'");
+  }
+  return static_cast<double>(v);
+}
+
+Status EmitPlanned(const std::vector<PlannedValue>& plan, SysfsReader& reader,
+                   RescanSchedule& schedule, MetricWriter& out) {
+  Status error;
+  for (const PlannedValue& p : plan) {
+    StatusOr<double> v = p.hex ? reader.ReadHex(p.path) : reader.ReadNumber(p.path);
+    if (v.ok()) {
+      if (!p.skip_negative || *v >= 0) {
+        out.Add(*p.desc, *v * p.scale, p.labels);
+      }
+    } else if (v.status().code() == StatusCode::kNotFound) {
+      schedule.Invalidate();
+    } else if (v.status().code() == StatusCode::kDataLoss && error.ok()) {
+      error = v.status();
+    }
+  }
+  return error;
+}
+
+bool RescanSchedule::Due() {
+  const bool due = invalid_ || ticks_ == 0;
+  ticks_ = due ? 1 : (ticks_ + 1) % every_;
+  invalid_ = false;
+  return due;
+}
+
+std::vector<std::string> ListSorted(const std::string& path, std::string_view prefix,
+                                    Status* error) {
+  StatusOr<std::vector<std::string>> names = ListDir(path);
+  if (!names.ok()) {
+    *error = names.status();
+    return {};
+  }
+  std::erase_if(*names, [&](const std::string& n) { return !n.starts_with(prefix); });
+  std::sort(names->begin(), names->end());
+  return std::move(*names);
+}
+
+bool NumberAfterPrefix(std::string_view name, std::string_view prefix, uint64_t* number) {
+  if (!name.starts_with(prefix)) {
+    return false;
+  }
+  std::optional<uint64_t> v = ParseUint64(name.substr(prefix.size()));
+  if (!v) {
+    return false;
+  }
+  *number = *v;
+  return true;
+}
+
+std::string LinkTargetName(const std::string& path) {
+  char target[PATH_MAX];
+  const ssize_t n = readlink(path.c_str(), target, sizeof(target) - 1);
+  if (n <= 0) {
+    return {};
+  }
+  std::string_view t(target, static_cast<size_t>(n));
+  while (t.ends_with('/')) {
+    t.remove_suffix(1);
+  }
+  const size_t slash = t.rfind('/');
+  return std::string(slash == std::string_view::npos ? t : t.substr(slash + 1));
+}
+
+}  // namespace vigil
