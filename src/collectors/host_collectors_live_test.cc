@@ -2,7 +2,12 @@
 // Runs every host collector on this machine's own /proc and /sys: each must succeed (or report
 // its source absent, for PSI, InfiniBand and the hardware sources a VM lacks) and produce
 // plausible values.
+#include <net/if.h>
+
+#include <fstream>
+#include <map>
 #include <memory>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -100,6 +105,95 @@ TEST(HostCollectorsLiveTest, ValuesArePlausible) {
     if (s.desc->name == "vigil_host_cpu_utilization_ratio") {
       EXPECT_LE(s.value, 1.0);
     }
+  }
+}
+
+// Interface indexes from sysfs agree with the kernel's name lookup (if_nametoindex).
+TEST(HostCollectorsLiveTest, NetclassIndexesMatchTheKernel) {
+  SysNetclassCollector netclass(HostPaths{});
+
+  auto r = CollectOnce(netclass);
+
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  size_t checked = 0;
+  for (const Sample& s : r.batch.samples) {
+    if (s.desc->name == "vigil_host_network_iface_id") {
+      const std::string name(LabelValue(s.labels, "interface"));
+      EXPECT_EQ(s.value, if_nametoindex(name.c_str())) << name;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0u);
+}
+
+uint64_t ReadCounter(const std::string& path) {
+  std::ifstream in(path);
+  uint64_t v = 0;
+  in >> v;
+  return v;
+}
+
+// "rx_queue_3_packets" or "rx3_packets" -> "packets"; empty for other names.
+std::string_view RxQueueSuffix(std::string_view stat) {
+  for (std::string_view prefix : {"rx_queue_", "rx"}) {
+    if (!stat.starts_with(prefix)) {
+      continue;
+    }
+    std::string_view rest = stat.substr(prefix.size());
+    size_t digits = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') {
+      ++digits;
+    }
+    if (digits > 0 && digits < rest.size() && rest[digits] == '_') {
+      return rest.substr(digits + 1);
+    }
+  }
+  return {};
+}
+
+// The driver's statistics are paired with the right names: per-queue receive counters add up to
+// the driver's own totals (virtio_net: rx0_kicks and rx_kicks) and per-queue packet counts to the
+// interface total the kernel reports in sysfs, read just before and just after.
+TEST(HostCollectorsLiveTest, EthtoolPerQueueStatisticsAddUp) {
+  const std::string iface = "eth0";
+  const std::string total = "/sys/class/net/" + iface + "/statistics/rx_packets";
+  const uint64_t before = ReadCounter(total);
+  SysEthtoolCollector ethtool(HostPaths{}, nullptr);
+  auto r = CollectOnce(ethtool);
+  const uint64_t after = ReadCounter(total);
+  if (IsAbsent(r.status)) {
+    GTEST_SKIP() << "no driver statistics here: " << r.status.message();
+  }
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  std::map<std::string, double> totals;     // "rx_<suffix>" as the driver reports it.
+  std::map<std::string, double> per_queue;  // Sum over queues of "rx<N>_<suffix>".
+  for (const Sample& s : r.batch.samples) {
+    const std::string_view stat = LabelValue(s.labels, "statistic");
+    if (LabelValue(s.labels, "interface") != iface || stat.empty()) {
+      continue;
+    }
+    const std::string_view suffix = RxQueueSuffix(stat);
+    if (!suffix.empty()) {
+      per_queue[std::string(suffix)] += s.value;
+    } else if (stat.starts_with("rx_")) {
+      totals[std::string(stat.substr(3))] = s.value;
+    }
+  }
+  size_t checked = 0;
+  for (const auto& [suffix, sum] : per_queue) {
+    if (suffix == "packets") {
+      EXPECT_GE(sum, static_cast<double>(before));
+      EXPECT_LE(sum, static_cast<double>(after));
+      ++checked;
+    }
+    auto it = totals.find(suffix);
+    if (it != totals.end()) {
+      EXPECT_NEAR(sum, it->second, 10 + it->second / 100) << suffix;  // Traffic during the call.
+      ++checked;
+    }
+  }
+  if (checked == 0) {
+    GTEST_SKIP() << iface << "'s driver has no per-queue receive statistics with totals";
   }
 }
 

@@ -22,10 +22,21 @@ constexpr MetricDesc kTempMax{"vigil_host_hwmon_temperature_max_celsius",
 constexpr MetricDesc kTempCrit{"vigil_host_hwmon_temperature_critical_celsius",
                                "Critical temperature of the sensor (temp*_crit / 1000).",
                                MetricKind::kGauge, "celsius"};
+constexpr MetricDesc kTempMin{"vigil_host_hwmon_temperature_min_celsius",
+                              "Temperature low limit of the sensor (temp*_min / 1000).",
+                              MetricKind::kGauge, "celsius"};
 constexpr MetricDesc kFan{"vigil_host_hwmon_fan_rpm", "Fan speed (fan*_input).", MetricKind::kGauge,
                           "rpm"};
 constexpr MetricDesc kFanMin{"vigil_host_hwmon_fan_min_rpm", "Fan speed low limit (fan*_min).",
                              MetricKind::kGauge, "rpm"};
+constexpr MetricDesc kFanMax{"vigil_host_hwmon_fan_max_rpm", "Fan speed high limit (fan*_max).",
+                             MetricKind::kGauge, "rpm"};
+constexpr MetricDesc kFanTarget{"vigil_host_hwmon_fan_target_rpm",
+                                "Fan speed the chip is asked to hold (fan*_target).",
+                                MetricKind::kGauge, "rpm"};
+constexpr MetricDesc kFreq{"vigil_host_hwmon_frequency_hertz",
+                           "Clock frequency the chip reports (freq*_input; GPU clocks).",
+                           MetricKind::kGauge, "hertz"};
 constexpr MetricDesc kVolt{"vigil_host_hwmon_voltage_volts", "Voltage (in*_input / 1000).",
                            MetricKind::kGauge, "volts"};
 constexpr MetricDesc kVoltMin{"vigil_host_hwmon_voltage_min_volts",
@@ -56,11 +67,12 @@ constexpr MetricDesc kSensorInfo{"vigil_host_hwmon_sensor_info",
                                  "The driver's label of a sensor (the *_label file); 1.",
                                  MetricKind::kGauge, "info"};
 constexpr const MetricDesc* kMetrics[] = {
-    &kTemp, &kTempMax, &kTempCrit, &kFan,    &kFanMin,   &kVolt,  &kVoltMin,  &kVoltMax,
-    &kCurr, &kPower,   &kPowerCap, &kEnergy, &kHumidity, &kAlarm, &kChipInfo, &kSensorInfo};
+    &kTemp,      &kTempMax, &kTempCrit, &kTempMin, &kFan,      &kFanMin,    &kFanMax,
+    &kFanTarget, &kFreq,    &kVolt,     &kVoltMin, &kVoltMax,  &kCurr,      &kPower,
+    &kPowerCap,  &kEnergy,  &kHumidity, &kAlarm,   &kChipInfo, &kSensorInfo};
 
 // <type><N>_<property> -> family and factor (sysfs-interface.rst units: millidegree Celsius,
-// millivolt, milliampere, microwatt, microjoule, milli-percent humidity).
+// millivolt, milliampere, microwatt, microjoule, milli-percent humidity, hertz).
 struct Attribute {
   std::string_view type;
   std::string_view property;
@@ -69,8 +81,10 @@ struct Attribute {
 };
 constexpr Attribute kAttributes[] = {
     {"temp", "input", &kTemp, 1e-3},     {"temp", "max", &kTempMax, 1e-3},
-    {"temp", "crit", &kTempCrit, 1e-3},  {"fan", "input", &kFan, 1},
-    {"fan", "min", &kFanMin, 1},         {"in", "input", &kVolt, 1e-3},
+    {"temp", "crit", &kTempCrit, 1e-3},  {"temp", "min", &kTempMin, 1e-3},
+    {"fan", "input", &kFan, 1},          {"fan", "min", &kFanMin, 1},
+    {"fan", "max", &kFanMax, 1},         {"fan", "target", &kFanTarget, 1},
+    {"freq", "input", &kFreq, 1},        {"in", "input", &kVolt, 1e-3},
     {"in", "min", &kVoltMin, 1e-3},      {"in", "max", &kVoltMax, 1e-3},
     {"curr", "input", &kCurr, 1e-3},     {"power", "input", &kPower, 1e-6},
     {"power", "average", &kPower, 1e-6}, {"power", "cap", &kPowerCap, 1e-6},
@@ -171,12 +185,11 @@ Status SysHwmonCollector::Rescan() {
   for (const std::string& entry : chips) {
     const std::string dir = JoinPath(root, entry);
     const std::string chip = ChipName(dir);
+    // The driver's name, cleaned as node_exporter cleans it; chips without one have no info.
     StatusOr<std::string_view> name = reader_.Read(JoinPath(dir, "name"));
-    if (!name.ok()) {
-      name = reader_.Read(JoinPath(dir, "device/name"));
+    if (name.ok() && !CleanName(*name).empty()) {
+      info_.push_back({&kChipInfo, {{"chip", chip}, {"chip_name", CleanName(*name)}}});
     }
-    info_.push_back(
-        {&kChipInfo, {{"chip", chip}, {"chip_name", name.ok() ? std::string(*name) : ""}}});
     PlanDir(dir, chip);
     PlanDir(JoinPath(dir, "device"), chip);  // Kernels before 3.x kept attributes there.
   }

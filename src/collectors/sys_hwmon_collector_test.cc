@@ -75,13 +75,20 @@ TEST(SysHwmonCollectorTest, ReadsChipsWithNodeExporterChipNames) {
   EXPECT_EQ(MustFind(b, "vigil_host_hwmon_chip_info",
                      {{"chip", "platform_coretemp_0"}, {"chip_name", "coretemp"}}),
             1);
-  EXPECT_EQ(MustFind(b, "vigil_host_hwmon_chip_info", {{"chip", "hwmon3"}, {"chip_name", ""}}), 1);
+  EXPECT_EQ(FindValue(b, "vigil_host_hwmon_chip_info", {{"chip", "hwmon3"}}), std::nullopt);
+  EXPECT_DOUBLE_EQ(MustFind(b, "vigil_host_hwmon_temperature_min_celsius", nvme), -273.15);
+  EXPECT_EQ(MustFind(b, "vigil_host_hwmon_frequency_hertz",
+                     {{"chip", "pci0000:00_0000:00:02_0"}, {"sensor", "freq1"}}),
+            1.8e9);
+  EXPECT_EQ(MustFind(b, "vigil_host_hwmon_fan_target_rpm",
+                     {{"chip", "pci0000:00_0000:00:02_0"}, {"sensor", "fan1"}}),
+            2000);
   EXPECT_EQ(
       MustFind(b, "vigil_host_hwmon_sensor_info",
                {{"chip", "platform_coretemp_0"}, {"sensor", "temp1"}, {"label", "Package id 0"}}),
       1);
   EXPECT_EQ(CountSamples(b, "vigil_host_hwmon_chip_info"), 4u);
-  EXPECT_EQ(CountSamples(b, "vigil_host_hwmon_temperature_celsius"), 5u);
+  EXPECT_EQ(CountSamples(b, "vigil_host_hwmon_temperature_celsius"), 6u);
   EXPECT_EQ(CountSamples(b, "vigil_host_hwmon_power_watts"), 2u);
 }
 
