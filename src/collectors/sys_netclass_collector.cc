@@ -186,15 +186,21 @@ Status SysNetclassCollector::Rescan() {
 }
 
 void SysNetclassCollector::CollectInfo(const Interface& iface, MetricWriter& out) {
+  StatusOr<std::string_view> state = reader_.Read(JoinPath(iface.dir, "operstate"));
+  if (!state.ok() && state.status().code() == StatusCode::kNotFound) {
+    schedule_.Invalidate();  // The interface went away (a veth of a finished container).
+    return;
+  }
+  const std::string operstate = state.ok() ? std::string(*state) : "";
   Labels labels = {{"interface", iface.name}};
-  std::string operstate;
   for (std::string_view file : {"address", "broadcast", "duplex", "operstate", "ifalias"}) {
+    if (file == "operstate") {
+      labels.emplace_back(file, operstate);
+      continue;
+    }
     // duplex answers EINVAL without carrier; the label is then empty, as in node_exporter.
     StatusOr<std::string_view> text = reader_.Read(JoinPath(iface.dir, file));
     labels.emplace_back(file, text.ok() ? std::string(*text) : "");
-    if (file == "operstate") {
-      operstate = labels.back().second;
-    }
   }
   out.Add(kInfoDesc, 1, std::move(labels));
   out.Add(kUp, operstate == "up" ? 1 : 0, {{"interface", iface.name}});

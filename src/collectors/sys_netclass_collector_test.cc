@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/sys_netclass_collector.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "collectors/host_test_util.h"
@@ -83,6 +85,26 @@ TEST(SysNetclassCollectorTest, GarbageFlagsAreDataLossAndTheRestStays) {
   EXPECT_EQ(MustFind(r.batch, "vigil_host_network_mtu_bytes"), 1500);
   EXPECT_EQ(MustFind(r.batch, "vigil_host_network_up"), 0);
   EXPECT_EQ(MustFind(r.batch, "vigil_host_network_info", {{"operstate", "dormant"}}), 1);
+}
+
+TEST(SysNetclassCollectorTest, AVanishedInterfaceLeavesNoSeriesAndIsRelisted) {
+  ScratchTree tree;
+  for (const char* iface : {"eth0", "veth1"}) {
+    tree.Write(std::string("sys/class/net/") + iface + "/operstate", "up\n");
+    tree.Write(std::string("sys/class/net/") + iface + "/mtu", "1500\n");
+  }
+  SysNetclassCollector collector(tree.paths(), /*rescan_every=*/1000);
+  ASSERT_EQ(CountSamples(CollectOnce(collector).batch, "vigil_host_network_info"), 2u);
+
+  std::filesystem::remove_all(tree.paths().sys_root + "/class/net/veth1");
+  auto gone = CollectOnce(collector);
+  auto relisted = CollectOnce(collector);
+
+  EXPECT_TRUE(gone.status.ok()) << gone.status.message();
+  EXPECT_EQ(FindValue(gone.batch, "vigil_host_network_info", {{"interface", "veth1"}}),
+            std::nullopt);
+  EXPECT_EQ(CountSamples(gone.batch, "vigil_host_network_mtu_bytes"), 1u);
+  EXPECT_EQ(CountSamples(relisted.batch, "vigil_host_network_info"), 1u);
 }
 
 }  // namespace

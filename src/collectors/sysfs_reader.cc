@@ -100,9 +100,12 @@ Status EmitPlanned(const std::vector<PlannedValue>& plan, SysfsReader& reader,
 }
 
 bool RescanSchedule::Due() {
-  const bool due = invalid_ || ticks_ == 0;
-  ticks_ = due ? 1 : (ticks_ + 1) % every_;
-  invalid_ = false;
+  const bool due = invalid_ || since_ >= every_;
+  if (due) {
+    since_ = 0;
+    invalid_ = false;
+  }
+  ++since_;
   return due;
 }
 

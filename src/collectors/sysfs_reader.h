@@ -52,7 +52,7 @@ class RescanSchedule {
 
  private:
   int every_;
-  int ticks_ = 0;
+  int since_ = 0;  // Calls since the last rescan.
   bool invalid_ = true;
 };
 

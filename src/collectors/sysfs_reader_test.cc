@@ -67,6 +67,9 @@ TEST(SysfsReaderTest, RescanIsDueFirstEveryNTicksAndAfterInvalidate) {
   schedule.Invalidate();
   EXPECT_TRUE(schedule.Due());
   EXPECT_FALSE(schedule.Due());
+  RescanSchedule every_tick(1);
+  EXPECT_TRUE(every_tick.Due());
+  EXPECT_TRUE(every_tick.Due());
 }
 
 TEST(SysfsReaderTest, EmitPlannedSkipsVanishedFilesAndReportsGarbage) {
