@@ -76,7 +76,11 @@ const CollectorInfo SysEthtoolCollector::kInfo = {
 
 SysEthtoolCollector::SysEthtoolCollector(HostPaths paths, std::unique_ptr<EthtoolIoctl> ioctl,
                                          int rescan_every)
-    : paths_(std::move(paths)), ioctl_(std::move(ioctl)), schedule_(rescan_every) {}
+    : paths_(std::move(paths)),
+      ioctl_(std::move(ioctl)),
+      schedule_(rescan_every),
+      stats_buf_(new uint64_t[1 + kMaxStats]),  // ethtool_stats is two u32s: one u64 slot.
+      strings_buf_(new char[sizeof(ethtool_gstrings) + size_t{kMaxStats} * ETH_GSTRING_LEN]) {}
 
 Status SysEthtoolCollector::Describe(const std::string& name, Interface* iface) {
   ethtool_drvinfo drv{};
@@ -96,17 +100,16 @@ Status SysEthtoolCollector::Describe(const std::string& name, Interface* iface) 
                  {"version", Field(drv.version, sizeof(drv.version))},
                  {"firmware_version", Field(drv.fw_version, sizeof(drv.fw_version))},
                  {"bus_info", Field(drv.bus_info, sizeof(drv.bus_info))}};
-  strings_buf_.assign(sizeof(ethtool_gstrings) + size_t{drv.n_stats} * ETH_GSTRING_LEN, 0);
-  auto* strings = reinterpret_cast<ethtool_gstrings*>(strings_buf_.data());
+  auto* strings = reinterpret_cast<ethtool_gstrings*>(strings_buf_.get());
   strings->cmd = ETHTOOL_GSTRINGS;
   strings->string_set = ETH_SS_STATS;
   strings->len = drv.n_stats;
   VIGIL_RETURN_IF_ERROR(ioctl_->Call(name, strings));
-  if (strings->len != drv.n_stats) {
+  if (strings->len != drv.n_stats || strings->len > kMaxStats) {
     return DataLossError(name + ": " + std::to_string(strings->len) + " statistic names for " +
                          std::to_string(drv.n_stats) + " statistics");
   }
-  const char* names = strings_buf_.data() + sizeof(ethtool_gstrings);
+  const char* names = strings_buf_.get() + sizeof(ethtool_gstrings);
   iface->labels.clear();
   for (uint32_t i = 0; i < drv.n_stats; ++i) {
     iface->labels.push_back(
@@ -164,8 +167,7 @@ Status SysEthtoolCollector::Collect(MetricWriter& out) {
   }
   Status error;
   for (const Interface& iface : interfaces_) {
-    stats_buf_.assign(1 + iface.n_stats, 0);  // ethtool_stats is two u32s: one u64 slot.
-    auto* stats = reinterpret_cast<ethtool_stats*>(stats_buf_.data());
+    auto* stats = reinterpret_cast<ethtool_stats*>(stats_buf_.get());
     stats->cmd = ETHTOOL_GSTATS;
     stats->n_stats = iface.n_stats;
     Status s = ioctl_->Call(iface.name, stats);

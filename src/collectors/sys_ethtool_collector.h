@@ -55,8 +55,13 @@ class SysEthtoolCollector : public Collector {
   std::unique_ptr<EthtoolIoctl> ioctl_;
   RescanSchedule schedule_;
   std::vector<Interface> interfaces_;
-  std::vector<uint64_t> stats_buf_;  // struct ethtool_stats + n_stats u64s, reused.
-  std::vector<char> strings_buf_;    // struct ethtool_gstrings + names, reused at rescan.
+  // The kernel writes as many names and values as the driver has now, whatever count the caller
+  // passes (net/ethtool/ioctl.c ethtool_get_strings, ethtool_get_stats), so a driver reloaded
+  // with more statistics between two ioctls would overrun a buffer sized for the old count.
+  // Both have room for kMaxStats: allocated once and left uninitialised, so the pages the
+  // kernel never writes cost no memory.
+  std::unique_ptr<uint64_t[]> stats_buf_;  // struct ethtool_stats, then the u64 values.
+  std::unique_ptr<char[]> strings_buf_;    // struct ethtool_gstrings, then the names.
 };
 
 }  // namespace vigil

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fake answers SIOCETHTOOL requests the way the kernel's net/ethtool/ioctl.c does: it reads
 // the command word, fills struct ethtool_drvinfo / ethtool_gstrings / ethtool_stats from
-// include/uapi/linux/ethtool.h, and fails with the errno a real driver gives.
+// include/uapi/linux/ethtool.h (writing every name and value the NIC has, whatever count the
+// caller passed, as the kernel does), and fails with the errno a real driver gives.
 #include "collectors/sys_ethtool_collector.h"
 
 #include <linux/ethtool.h>
@@ -59,8 +60,8 @@ class FakeEthtool : public EthtoolIoctl {
         if (s->string_set != ETH_SS_STATS) {
           return InvalidArgumentError("bad string set");
         }
-        s->len = std::min(s->len, n);  // The kernel never writes past the caller's len.
-        for (uint32_t i = 0; i < s->len; ++i) {
+        s->len = n;  // As the kernel: every name the driver has now, whatever len asked for.
+        for (uint32_t i = 0; i < n; ++i) {
           std::strncpy(reinterpret_cast<char*>(s->data) + i * ETH_GSTRING_LEN, nic.names[i].c_str(),
                        ETH_GSTRING_LEN);
         }
@@ -68,9 +69,8 @@ class FakeEthtool : public EthtoolIoctl {
       }
       case ETHTOOL_GSTATS: {
         auto* s = static_cast<ethtool_stats*>(data);
-        const uint32_t room = s->n_stats;
-        s->n_stats = n;
-        for (uint32_t i = 0; i < std::min(room, n); ++i) {
+        s->n_stats = n;  // As the kernel: every value, whatever n_stats asked for.
+        for (uint32_t i = 0; i < n; ++i) {
           s->data[i] = nic.values[i];
         }
         return OkStatus();
