@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <utility>
@@ -90,6 +91,11 @@ constexpr Attribute kAttributes[] = {
     {"power", "average", &kPower, 1e-6}, {"power", "cap", &kPowerCap, 1e-6},
     {"energy", "input", &kEnergy, 1e-6}, {"humidity", "input", &kHumidity, 1e-5},
 };
+
+// Sensor types of sysfs-interface.rst (and node_exporter's list); the device/ directory also
+// holds unrelated files that look like attributes (a PCI device's resource0_wc).
+constexpr std::string_view kSensorTypes[] = {
+    "temp", "fan", "in", "curr", "power", "energy", "humidity", "freq", "intrusion", "cpu", "pwm"};
 
 std::unique_ptr<Collector> Create(const CollectorOptions& options) {
   return std::make_unique<SysHwmonCollector>(options.paths);
@@ -202,7 +208,9 @@ void SysHwmonCollector::PlanDir(const std::string& dir, const std::string& chip)
   const std::vector<std::string> files = ListSorted(dir, "", &ignored);
   for (const std::string& file : files) {
     std::string_view sensor, type, property;
-    if (!SplitAttribute(file, &sensor, &type, &property)) {
+    if (!SplitAttribute(file, &sensor, &type, &property) ||
+        std::find(std::begin(kSensorTypes), std::end(kSensorTypes), type) ==
+            std::end(kSensorTypes)) {
       continue;
     }
     const Labels labels = {{"chip", chip}, {"sensor", std::string(sensor)}};

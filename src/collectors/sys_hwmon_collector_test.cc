@@ -87,6 +87,9 @@ TEST(SysHwmonCollectorTest, ReadsChipsWithNodeExporterChipNames) {
       MustFind(b, "vigil_host_hwmon_sensor_info",
                {{"chip", "platform_coretemp_0"}, {"sensor", "temp1"}, {"label", "Package id 0"}}),
       1);
+  // The GPU's PCI device directory (read for old-layout attributes) has look-alike files.
+  EXPECT_EQ(FindValue(b, "vigil_host_hwmon_sensor_info", {{"sensor", "port1"}}), std::nullopt);
+  EXPECT_EQ(CountSamples(b, "vigil_host_hwmon_sensor_info"), 8u);
   EXPECT_EQ(CountSamples(b, "vigil_host_hwmon_chip_info"), 4u);
   EXPECT_EQ(CountSamples(b, "vigil_host_hwmon_temperature_celsius"), 6u);
   EXPECT_EQ(CountSamples(b, "vigil_host_hwmon_power_watts"), 2u);
