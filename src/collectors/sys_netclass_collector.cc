@@ -82,24 +82,21 @@ const Attr kAttrs[] = {
     {"proto_down", &kProtoDown},
 };
 
-// statistics/<file>: counters /proc/net/dev folds into its errs/drop columns or leaves out.
+// statistics/<file>: the error kinds /proc/net/dev folds into its errs, frame and carrier
+// columns (proc_netdev exports those columns, FIFO, compressed, multicast and collisions).
 #define VIGIL_NET_STAT(ident, name, help) \
   constexpr MetricDesc ident{"vigil_host_network_" name "_total", help, kC, ""};
-VIGIL_NET_STAT(kCollisions, "collisions", "Transmit collisions (collisions).")
-VIGIL_NET_STAT(kRxMulticast, "receive_multicast_packets", "Multicast packets received.")
-VIGIL_NET_STAT(kRxCompressed, "receive_compressed_packets", "Compressed packets received.")
-VIGIL_NET_STAT(kTxCompressed, "transmit_compressed_packets", "Compressed packets sent.")
 VIGIL_NET_STAT(kRxCrc, "receive_crc_errors", "Received frames with a bad CRC.")
-VIGIL_NET_STAT(kRxFifo, "receive_fifo_errors", "Receive FIFO overruns.")
-VIGIL_NET_STAT(kRxFrame, "receive_frame_errors", "Received frames with alignment errors.")
+VIGIL_NET_STAT(kRxAlign, "receive_alignment_errors",
+               "Received frames misaligned (rx_frame_errors).")
 VIGIL_NET_STAT(kRxLength, "receive_length_errors", "Received frames with a bad length.")
 VIGIL_NET_STAT(kRxMissed, "receive_missed_errors", "Frames the NIC missed for lack of buffers.")
 VIGIL_NET_STAT(kRxOver, "receive_over_errors", "Received frames longer than the buffer.")
 VIGIL_NET_STAT(kRxNohandler, "receive_nohandler_packets",
                "Packets dropped because no protocol handled them.")
 VIGIL_NET_STAT(kTxAborted, "transmit_aborted_errors", "Transmissions aborted by the NIC.")
-VIGIL_NET_STAT(kTxCarrier, "transmit_carrier_errors", "Transmit errors from carrier loss.")
-VIGIL_NET_STAT(kTxFifo, "transmit_fifo_errors", "Transmit FIFO underruns.")
+VIGIL_NET_STAT(kTxCarrierSense, "transmit_carrier_sense_errors",
+               "Transmit errors from carrier loss (tx_carrier_errors).")
 VIGIL_NET_STAT(kTxHeartbeat, "transmit_heartbeat_errors", "Transmit SQE heartbeat errors.")
 VIGIL_NET_STAT(kTxWindow, "transmit_window_errors", "Late collisions on transmit.")
 #undef VIGIL_NET_STAT
@@ -109,31 +106,24 @@ struct Stat {
   const MetricDesc* desc;
 };
 constexpr Stat kStats[] = {
-    {"collisions", &kCollisions},
-    {"multicast", &kRxMulticast},
-    {"rx_compressed", &kRxCompressed},
-    {"tx_compressed", &kTxCompressed},
     {"rx_crc_errors", &kRxCrc},
-    {"rx_fifo_errors", &kRxFifo},
-    {"rx_frame_errors", &kRxFrame},
+    {"rx_frame_errors", &kRxAlign},
     {"rx_length_errors", &kRxLength},
     {"rx_missed_errors", &kRxMissed},
     {"rx_over_errors", &kRxOver},
     {"rx_nohandler", &kRxNohandler},
     {"tx_aborted_errors", &kTxAborted},
-    {"tx_carrier_errors", &kTxCarrier},
-    {"tx_fifo_errors", &kTxFifo},
+    {"tx_carrier_errors", &kTxCarrierSense},
     {"tx_heartbeat_errors", &kTxHeartbeat},
     {"tx_window_errors", &kTxWindow},
 };
 
 constexpr const MetricDesc* kMetrics[] = {
-    &kInfoDesc,    &kUp,        &kSpeed,      &kCarrier,     &kCarrierChanges, &kCarrierUp,
-    &kCarrierDown, &kMtu,       &kTxQueue,    &kProtocol,    &kFlags,          &kIfindex,
-    &kIflink,      &kLinkMode,  &kDormant,    &kDevId,       &kAddrAssign,     &kNameAssign,
-    &kGroup,       &kProtoDown, &kCollisions, &kRxMulticast, &kRxCompressed,   &kTxCompressed,
-    &kRxCrc,       &kRxFifo,    &kRxFrame,    &kRxLength,    &kRxMissed,       &kRxOver,
-    &kRxNohandler, &kTxAborted, &kTxCarrier,  &kTxFifo,      &kTxHeartbeat,    &kTxWindow};
+    &kInfoDesc,    &kUp,          &kSpeed,     &kCarrier,        &kCarrierChanges, &kCarrierUp,
+    &kCarrierDown, &kMtu,         &kTxQueue,   &kProtocol,       &kFlags,          &kIfindex,
+    &kIflink,      &kLinkMode,    &kDormant,   &kDevId,          &kAddrAssign,     &kNameAssign,
+    &kGroup,       &kProtoDown,   &kRxCrc,     &kRxAlign,        &kRxLength,       &kRxMissed,
+    &kRxOver,      &kRxNohandler, &kTxAborted, &kTxCarrierSense, &kTxHeartbeat,    &kTxWindow};
 
 std::unique_ptr<Collector> Create(const CollectorOptions& options) {
   return std::make_unique<SysNetclassCollector>(options.paths);

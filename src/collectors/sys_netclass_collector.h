@@ -2,13 +2,13 @@
 // sys_netclass: per network interface link attributes from <sys>/class/net/<iface>/
 // (Documentation/ABI/testing/sysfs-class-net): speed, carrier and its changes, MTU, operstate,
 // queue length, flags, type and an info series carrying address, broadcast, duplex, operstate
-// and ifalias, as node_exporter's netclass collector; plus the statistics/ counters that
-// /proc/net/dev does not break out (sysfs-class-net-statistics: CRC, length, missed, over, FIFO,
-// frame, aborted, heartbeat, window errors, collisions, multicast, compressed). The bytes,
-// packets, errors and drops totals stay with proc_netdev. The loopback interface "lo" is
-// skipped, as proc_netdev skips it. Speed (Mbit/s) is exported in bytes per second; a link
-// without carrier has no speed (the kernel answers -1 or EINVAL). The interface list is kept
-// and redone every RescanSchedule ticks, or when an interface disappears.
+// and ifalias, as node_exporter's netclass collector; plus the statistics/ error kinds that
+// /proc/net/dev folds into its errs, frame and carrier columns (sysfs-class-net-statistics: CRC,
+// alignment, length, missed, over, aborted, carrier-sense, heartbeat, window; as node_exporter's
+// netdev with enable-detailed-metrics). Every /proc/net/dev column stays with proc_netdev. The
+// loopback interface "lo" is skipped, as proc_netdev skips it. Speed (Mbit/s) is exported in bytes
+// per second; a link without carrier has no speed (the kernel answers -1 or EINVAL). The interface
+// list is kept and redone every RescanSchedule ticks, or when an interface disappears.
 #pragma once
 
 #include <string>
