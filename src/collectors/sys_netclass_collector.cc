@@ -60,6 +60,7 @@ struct Attr {
   double scale = 1;
   bool hex = false;
   bool skip_negative = false;
+  bool identity = false;  // Set when the interface is created: read at rescans only.
 };
 const Attr kAttrs[] = {
     {"speed", &kSpeed, 125000, false, true},
@@ -69,15 +70,15 @@ const Attr kAttrs[] = {
     {"carrier_down_count", &kCarrierDown},
     {"mtu", &kMtu},
     {"tx_queue_len", &kTxQueue},
-    {"type", &kProtocol},
+    {"type", &kProtocol, 1, false, false, true},
     {"flags", &kFlags, 1, true},
-    {"ifindex", &kIfindex},
-    {"iflink", &kIflink},
+    {"ifindex", &kIfindex, 1, false, false, true},
+    {"iflink", &kIflink, 1, false, false, true},
     {"link_mode", &kLinkMode},
     {"dormant", &kDormant},
-    {"dev_id", &kDevId, 1, true},
-    {"addr_assign_type", &kAddrAssign},
-    {"name_assign_type", &kNameAssign},
+    {"dev_id", &kDevId, 1, true, false, true},
+    {"addr_assign_type", &kAddrAssign, 1, false, false, true},
+    {"name_assign_type", &kNameAssign, 1, false, false, true},
     {"netdev_group", &kGroup},
     {"proto_down", &kProtoDown},
 };
@@ -146,6 +147,7 @@ SysNetclassCollector::SysNetclassCollector(HostPaths paths, int rescan_every)
 Status SysNetclassCollector::Rescan() {
   interfaces_.clear();
   plan_.clear();
+  identity_.clear();
   const std::string root = paths_.Sys("class/net");
   Status error;
   for (const std::string& name : ListSorted(root, "", &error)) {
@@ -153,12 +155,28 @@ Status SysNetclassCollector::Rescan() {
     if (name == "lo" || !IsDirectory(dir)) {
       continue;  // bonding_masters is a file in class/net.
     }
-    interfaces_.push_back({name, dir});
+    Interface iface{.name = name, .dir = dir, .address = {}, .broadcast = {}, .ifalias = {}};
+    for (auto [file, value] :
+         {std::pair{"address", &iface.address}, std::pair{"broadcast", &iface.broadcast},
+          std::pair{"ifalias", &iface.ifalias}}) {
+      StatusOr<std::string_view> text = reader_.Read(JoinPath(dir, file));
+      *value = text.ok() ? std::string(*text) : "";
+    }
+    interfaces_.push_back(std::move(iface));
     const Labels labels = {{"interface", name}};
     for (const Attr& a : kAttrs) {
       const std::string path = JoinPath(dir, a.file);
-      if (PathExists(path)) {
-        plan_.push_back({path, a.desc, a.scale, labels, a.hex, a.skip_negative});
+      if (!a.identity) {
+        if (PathExists(path)) {
+          plan_.push_back({path, a.desc, a.scale, labels, a.hex, a.skip_negative});
+        }
+        continue;
+      }
+      StatusOr<double> v = a.hex ? reader_.ReadHex(path) : reader_.ReadNumber(path);
+      if (v.ok()) {
+        identity_.push_back({a.desc, *v, labels});
+      } else if (v.status().code() == StatusCode::kDataLoss && error.ok()) {
+        error = v.status();
       }
     }
     for (const Stat& s : kStats) {
@@ -172,7 +190,7 @@ Status SysNetclassCollector::Rescan() {
     return NotFoundError(root + ": no network interfaces besides lo" +
                          (error.ok() ? "" : " (" + error.message() + ")"));
   }
-  return OkStatus();
+  return error.code() == StatusCode::kDataLoss ? error : OkStatus();
 }
 
 void SysNetclassCollector::CollectInfo(const Interface& iface, MetricWriter& out) {
@@ -182,32 +200,37 @@ void SysNetclassCollector::CollectInfo(const Interface& iface, MetricWriter& out
     return;
   }
   const std::string operstate = state.ok() ? std::string(*state) : "";
-  Labels labels = {{"interface", iface.name}};
-  for (std::string_view file : {"address", "broadcast", "duplex", "operstate", "ifalias"}) {
-    if (file == "operstate") {
-      labels.emplace_back(file, operstate);
-      continue;
-    }
-    // duplex answers EINVAL without carrier; the label is then empty, as in node_exporter.
-    StatusOr<std::string_view> text = reader_.Read(JoinPath(iface.dir, file));
-    labels.emplace_back(file, text.ok() ? std::string(*text) : "");
-  }
-  out.Add(kInfoDesc, 1, std::move(labels));
+  // duplex answers EINVAL without carrier; the label is then empty, as in node_exporter.
+  StatusOr<std::string_view> duplex = reader_.Read(JoinPath(iface.dir, "duplex"));
+  out.Add(kInfoDesc, 1,
+          {{"interface", iface.name},
+           {"address", iface.address},
+           {"broadcast", iface.broadcast},
+           {"duplex", duplex.ok() ? std::string(*duplex) : ""},
+           {"operstate", operstate},
+           {"ifalias", iface.ifalias}});
   out.Add(kUp, operstate == "up" ? 1 : 0, {{"interface", iface.name}});
 }
 
 Status SysNetclassCollector::Collect(MetricWriter& out) {
+  Status scan;
   if (schedule_.Due()) {
-    Status s = Rescan();
-    if (!s.ok()) {
+    scan = Rescan();
+    if (!scan.ok()) {
       schedule_.Invalidate();
-      return s;
+    }
+    if (IsAbsent(scan)) {
+      return scan;
     }
   }
   for (const Interface& iface : interfaces_) {
     CollectInfo(iface, out);
   }
-  return EmitPlanned(plan_, reader_, schedule_, out);
+  for (const IdentityValue& v : identity_) {
+    out.Add(*v.desc, v.value, v.labels);
+  }
+  Status error = EmitPlanned(plan_, reader_, schedule_, out);
+  return scan.ok() ? error : scan;
 }
 
 }  // namespace vigil

@@ -30,6 +30,12 @@ class SysNetclassCollector : public Collector {
   struct Interface {
     std::string name;
     std::string dir;
+    std::string address, broadcast, ifalias;  // Read at rescans.
+  };
+  struct IdentityValue {  // type, ifindex, iflink, dev_id, addr/name_assign_type.
+    const MetricDesc* desc;
+    double value;
+    Labels labels;
   };
   Status Rescan();
   void CollectInfo(const Interface& iface, MetricWriter& out);
@@ -39,6 +45,7 @@ class SysNetclassCollector : public Collector {
   RescanSchedule schedule_;
   std::vector<Interface> interfaces_;
   std::vector<PlannedValue> plan_;
+  std::vector<IdentityValue> identity_;
 };
 
 }  // namespace vigil

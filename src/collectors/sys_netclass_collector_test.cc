@@ -87,6 +87,43 @@ TEST(SysNetclassCollectorTest, GarbageFlagsAreDataLossAndTheRestStays) {
   EXPECT_EQ(MustFind(r.batch, "vigil_host_network_info", {{"operstate", "dormant"}}), 1);
 }
 
+TEST(SysNetclassCollectorTest, IdentityIsReadAtRescansAndStateEveryTick) {
+  ScratchTree tree;
+  tree.Write("sys/class/net/eth0/ifindex", "7\n");
+  tree.Write("sys/class/net/eth0/address", "aa:bb:cc:dd:ee:ff\n");
+  tree.Write("sys/class/net/eth0/mtu", "1500\n");
+  tree.Write("sys/class/net/eth0/operstate", "up\n");
+  SysNetclassCollector collector(tree.paths(), /*rescan_every=*/2);
+  ASSERT_TRUE(CollectOnce(collector).status.ok());
+
+  tree.Write("sys/class/net/eth0/ifindex", "8\n");
+  tree.Write("sys/class/net/eth0/mtu", "9000\n");
+  tree.Write("sys/class/net/eth0/operstate", "down\n");
+  auto cached = CollectOnce(collector);
+  auto rescanned = CollectOnce(collector);
+
+  EXPECT_EQ(MustFind(cached.batch, "vigil_host_network_iface_id"), 7);
+  EXPECT_EQ(MustFind(cached.batch, "vigil_host_network_mtu_bytes"), 9000);
+  EXPECT_EQ(MustFind(cached.batch, "vigil_host_network_up"), 0);
+  EXPECT_EQ(MustFind(cached.batch, "vigil_host_network_info",
+                     {{"address", "aa:bb:cc:dd:ee:ff"}, {"operstate", "down"}}),
+            1);
+  EXPECT_EQ(MustFind(rescanned.batch, "vigil_host_network_iface_id"), 8);
+}
+
+TEST(SysNetclassCollectorTest, GarbageIdentityIsDataLossAndTheRestStays) {
+  ScratchTree tree;
+  tree.Write("sys/class/net/eth0/type", "ether\n");
+  tree.Write("sys/class/net/eth0/mtu", "1500\n");
+  SysNetclassCollector collector(tree.paths());
+
+  auto r = CollectOnce(collector);
+
+  EXPECT_EQ(r.status.code(), StatusCode::kDataLoss);
+  EXPECT_NE(r.status.message().find("type"), std::string::npos) << r.status.message();
+  EXPECT_EQ(MustFind(r.batch, "vigil_host_network_mtu_bytes"), 1500);
+}
+
 TEST(SysNetclassCollectorTest, AVanishedInterfaceLeavesNoSeriesAndIsRelisted) {
   ScratchTree tree;
   for (const char* iface : {"eth0", "veth1"}) {
