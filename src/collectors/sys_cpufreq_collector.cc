@@ -65,6 +65,7 @@ SysCpufreqCollector::SysCpufreqCollector(HostPaths paths, int rescan_every)
     : paths_(std::move(paths)), schedule_(rescan_every) {}
 
 Status SysCpufreqCollector::Rescan() {
+  reader_.CloseKept();  // Nothing from the old listing stays open.
   plan_.clear();
   governors_.clear();
   const std::string root = paths_.Sys("devices/system/cpu");

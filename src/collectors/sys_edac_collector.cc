@@ -48,6 +48,7 @@ SysEdacCollector::SysEdacCollector(HostPaths paths, int rescan_every)
     : paths_(std::move(paths)), schedule_(rescan_every) {}
 
 Status SysEdacCollector::Rescan() {
+  reader_.CloseKept();  // Nothing from the old listing stays open.
   plan_.clear();
   const std::string root = paths_.Sys("devices/system/edac/mc");
   Status error;

@@ -179,6 +179,7 @@ std::string SysHwmonCollector::ChipName(const std::string& dir) {
 }
 
 Status SysHwmonCollector::Rescan() {
+  reader_.CloseKept();  // Nothing from the old listing stays open.
   plan_.clear();
   info_.clear();
   const std::string root = paths_.Sys("class/hwmon");

@@ -109,6 +109,7 @@ StatusOr<double> SysInfinibandCollector::ParseRate(std::string_view text) {
 }
 
 Status SysInfinibandCollector::Rescan() {
+  reader_.CloseKept();  // Nothing from the old listing stays open.
   plan_.clear();
   ports_.clear();
   info_.clear();

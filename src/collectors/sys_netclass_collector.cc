@@ -145,6 +145,7 @@ SysNetclassCollector::SysNetclassCollector(HostPaths paths, int rescan_every)
     : paths_(std::move(paths)), schedule_(rescan_every) {}
 
 Status SysNetclassCollector::Rescan() {
+  reader_.CloseKept();  // Nothing from the old listing stays open.
   interfaces_.clear();
   plan_.clear();
   identity_.clear();
@@ -194,14 +195,14 @@ Status SysNetclassCollector::Rescan() {
 }
 
 void SysNetclassCollector::CollectInfo(const Interface& iface, MetricWriter& out) {
-  StatusOr<std::string_view> state = reader_.Read(JoinPath(iface.dir, "operstate"));
+  StatusOr<std::string_view> state = reader_.ReadKept(JoinPath(iface.dir, "operstate"));
   if (!state.ok() && state.status().code() == StatusCode::kNotFound) {
     schedule_.Invalidate();  // The interface went away (a veth of a finished container).
     return;
   }
   const std::string operstate = state.ok() ? std::string(*state) : "";
   // duplex answers EINVAL without carrier; the label is then empty, as in node_exporter.
-  StatusOr<std::string_view> duplex = reader_.Read(JoinPath(iface.dir, "duplex"));
+  StatusOr<std::string_view> duplex = reader_.ReadKept(JoinPath(iface.dir, "duplex"));
   out.Add(kInfoDesc, 1,
           {{"interface", iface.name},
            {"address", iface.address},

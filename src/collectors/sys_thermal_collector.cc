@@ -39,6 +39,7 @@ SysThermalCollector::SysThermalCollector(HostPaths paths, int rescan_every)
     : paths_(std::move(paths)), schedule_(rescan_every) {}
 
 Status SysThermalCollector::Rescan() {
+  reader_.CloseKept();  // Nothing from the old listing stays open.
   plan_.clear();
   const std::string root = paths_.Sys("class/thermal");
   Status error;

@@ -2,9 +2,12 @@
 #include "collectors/sysfs_reader.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <climits>
@@ -14,20 +17,33 @@
 
 namespace vigil {
 
+namespace {
+
+constexpr long kSysfsMagic = 0x62656572;  // SYSFS_MAGIC, linux/magic.h.
+std::atomic<int> g_kept_files{0};
+
+}  // namespace
+
 SysfsReader::SysfsReader() : buf_(new char[kBufferBytes]) {}
 
-StatusOr<std::string_view> SysfsReader::Read(const std::string& path) {
-  ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (!fd.valid()) {
-    return ErrnoStatus(errno, "open " + path);
+SysfsReader::~SysfsReader() { CloseKept(); }
+
+void SysfsReader::CloseKept() {
+  for (auto& [path, kept] : kept_) {
+    close(kept.fd);
   }
+  g_kept_files.fetch_sub(static_cast<int>(kept_.size()));
+  kept_.clear();
+}
+
+StatusOr<std::string_view> SysfsReader::PreadAll(int fd, const std::string& path) {
   ssize_t n;
   do {
-    n = pread(fd.get(), buf_.get(), kBufferBytes, 0);
+    n = pread(fd, buf_.get(), kBufferBytes, 0);
   } while (n < 0 && errno == EINTR);
   if (n < 0) {
     // Some attributes fail reads when the device cannot answer (EINVAL for the speed of a link
-    // that is down, EIO or ENODATA for a sensor that is not connected).
+    // that is down, EIO or ENODATA for a sensor that is not connected); a removed one ENODEV.
     return ErrnoStatus(errno, "read " + path);
   }
   if (static_cast<size_t>(n) == kBufferBytes) {
@@ -35,6 +51,41 @@ StatusOr<std::string_view> SysfsReader::Read(const std::string& path) {
                          " bytes");
   }
   return Trim(std::string_view(buf_.get(), static_cast<size_t>(n)));
+}
+
+StatusOr<std::string_view> SysfsReader::Read(const std::string& path) {
+  ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    return ErrnoStatus(errno, "open " + path);
+  }
+  return PreadAll(fd.get(), path);
+}
+
+StatusOr<std::string_view> SysfsReader::ReadKept(const std::string& path) {
+  auto it = kept_.find(path);
+  if (it == kept_.end()) {
+    if (g_kept_files.fetch_add(1) >= kMaxKeptFiles) {
+      g_kept_files.fetch_sub(1);
+      return Read(path);  // Over budget: open and close as usual.
+    }
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      g_kept_files.fetch_sub(1);
+      return ErrnoStatus(err, "open " + path);
+    }
+    struct statfs fs {};
+    const bool sysfs = fstatfs(fd, &fs) == 0 && static_cast<long>(fs.f_type) == kSysfsMagic;
+    it = kept_.emplace(path, Kept{fd, !sysfs}).first;
+  }
+  struct stat st {};
+  if (it->second.check_unlinked && fstat(it->second.fd, &st) == 0 && st.st_nlink == 0) {
+    close(it->second.fd);
+    kept_.erase(it);
+    g_kept_files.fetch_sub(1);
+    return NotFoundError("read " + path + ": file removed");
+  }
+  return PreadAll(it->second.fd, path);
 }
 
 StatusOr<uint64_t> SysfsReader::ReadUint(const std::string& path) {
@@ -55,8 +106,8 @@ StatusOr<int64_t> SysfsReader::ReadInt(const std::string& path) {
   return *v;
 }
 
-StatusOr<double> SysfsReader::ReadNumber(const std::string& path) {
-  VIGIL_ASSIGN_OR_RETURN(std::string_view text, Read(path));
+StatusOr<double> SysfsReader::ReadNumber(const std::string& path, bool kept) {
+  VIGIL_ASSIGN_OR_RETURN(std::string_view text, kept ? ReadKept(path) : Read(path));
   if (text.starts_with('-')) {
     if (std::optional<int64_t> v = ParseInt64(text)) {
       return static_cast<double>(*v);
@@ -67,8 +118,8 @@ StatusOr<double> SysfsReader::ReadNumber(const std::string& path) {
   return DataLossError(path + ": bad number '" + SanitizeForLog(text, 40) + "'");
 }
 
-StatusOr<double> SysfsReader::ReadHex(const std::string& path) {
-  VIGIL_ASSIGN_OR_RETURN(std::string_view text, Read(path));
+StatusOr<double> SysfsReader::ReadHex(const std::string& path, bool kept) {
+  VIGIL_ASSIGN_OR_RETURN(std::string_view text, kept ? ReadKept(path) : Read(path));
   std::string_view digits = text;
   if (digits.starts_with("0x") || digits.starts_with("0X")) {
     digits.remove_prefix(2);
@@ -85,7 +136,7 @@ Status EmitPlanned(const std::vector<PlannedValue>& plan, SysfsReader& reader,
                    RescanSchedule& schedule, MetricWriter& out) {
   Status error;
   for (const PlannedValue& p : plan) {
-    StatusOr<double> v = p.hex ? reader.ReadHex(p.path) : reader.ReadNumber(p.path);
+    StatusOr<double> v = p.hex ? reader.ReadHex(p.path, true) : reader.ReadNumber(p.path, true);
     if (v.ok()) {
       if (!p.skip_negative || *v >= 0) {
         out.Add(*p.desc, *v * p.scale, p.labels);

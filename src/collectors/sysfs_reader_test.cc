@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/sysfs_reader.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -97,6 +100,45 @@ TEST(SysfsReaderTest, EmitPlannedSkipsVanishedFilesAndReportsGarbage) {
   ASSERT_EQ(r.batch.samples.size(), 1u);
   EXPECT_DOUBLE_EQ(r.batch.samples[0].value, 2.5);
   EXPECT_TRUE(schedule.Due()) << "a vanished file makes the next tick rescan";
+}
+
+TEST(SysfsReaderTest, KeptFilesShowNewContentAndRemovalIsNotFound) {
+  ScratchTree tree;
+  tree.Write("sys/v", "1\n");
+  const std::string path = tree.paths().sys_root + "/v";
+  SysfsReader reader;
+
+  EXPECT_EQ(*reader.ReadKept(path), "1");
+  tree.Write("sys/v", "22\n");  // Rewritten in place, as sysfs regenerates on every read.
+  EXPECT_EQ(*reader.ReadKept(path), "22");
+  std::filesystem::remove(path);
+  EXPECT_EQ(reader.ReadKept(path).status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(reader.ReadKept(path).status().code(), StatusCode::kNotFound);
+  reader.CloseKept();
+}
+
+// On the real sysfs a kept descriptor reads the current value: a datagram sent on loopback
+// between two reads shows in lo's transmit counter.
+TEST(SysfsReaderTest, KeptSysfsFileIsReadAfresh) {
+  const std::string path = "/sys/class/net/lo/statistics/tx_packets";
+  SysfsReader reader;
+  StatusOr<double> before = reader.ReadNumber(path, /*kept=*/true);
+  if (!before.ok()) {
+    GTEST_SKIP() << "no loopback statistics here: " << before.status().message();
+  }
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(9);  // discard; nobody needs to listen for the packet to be sent.
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(sendto(fd, "x", 1, 0, reinterpret_cast<sockaddr*>(&to), sizeof(to)), 1);
+  close(fd);
+
+  StatusOr<double> after = reader.ReadNumber(path, /*kept=*/true);
+
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  EXPECT_GT(*after, *before);
 }
 
 TEST(SysfsReaderTest, ListsSortedWithPrefixAndNumbers) {
