@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes every parser of the host collectors' /proc and /sys text (collectors/proc_*.h,
 // statvfs_filesystem_collector.h, sys_infiniband_collector.h, sys_numa_collector.h,
-// host_os_collector.h, proc_parse.h). Each input is fed to
-// all of them, so a real file of any kind (the corpus holds this project's fixture files and
-// files of real hosts) seeds every parser at once. Invariants beyond "no crash": the views a
-// parser returns point into the text it was given.
+// host_os_collector.h, proc_parse.h, and the hwmon chip-name cleaner). Each input is fed to all
+// of them, so a real file of any kind (the corpus holds this project's fixture files and files of
+// real hosts) seeds every parser at once. Invariants beyond "no crash": the views a parser
+// returns point into the text it was given.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -20,6 +20,7 @@
 #include "collectors/proc_diskstats_collector.h"
 #include "collectors/proc_interrupts_collector.h"
 #include "collectors/proc_loadavg_collector.h"
+#include "collectors/proc_mdstat_collector.h"
 #include "collectors/proc_meminfo_collector.h"
 #include "collectors/proc_netdev_collector.h"
 #include "collectors/proc_parse.h"
@@ -31,6 +32,7 @@
 #include "collectors/proc_vmstat_collector.h"
 #include "collectors/proc_zoneinfo_collector.h"
 #include "collectors/statvfs_filesystem_collector.h"
+#include "collectors/sys_hwmon_collector.h"
 #include "collectors/sys_infiniband_collector.h"
 #include "collectors/sys_numa_collector.h"
 #include "fuzz/fuzz_input.h"
@@ -78,6 +80,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   [[maybe_unused]] auto state = vigil::SysInfinibandCollector::ParseState(text);
   [[maybe_unused]] auto rate = vigil::SysInfinibandCollector::ParseRate(text);
+  if (auto arrays = vigil::ProcMdstatCollector::Parse(text); arrays.ok()) {
+    for (const auto& a : *arrays) {
+      VIGIL_FUZZ_CHECK(Inside(text, a.name));
+      VIGIL_FUZZ_CHECK(a.disks_failed + a.disks_spare <= a.disks_total);
+      VIGIL_FUZZ_CHECK(a.sync_ratio >= 0);
+    }
+  }
+  const std::string clean = vigil::SysHwmonCollector::CleanName(text);
+  VIGIL_FUZZ_CHECK(clean.size() <= text.size());
   [[maybe_unused]] auto counter = vigil::ParseCounterField(text, "field");
   [[maybe_unused]] auto decimal = vigil::ParseDecimalField(text, "field");
   [[maybe_unused]] auto vmstat = vigil::ProcVmstatCollector::Parse(text);

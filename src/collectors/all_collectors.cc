@@ -16,6 +16,7 @@
 #include "collectors/proc_diskstats_collector.h"
 #include "collectors/proc_interrupts_collector.h"
 #include "collectors/proc_loadavg_collector.h"
+#include "collectors/proc_mdstat_collector.h"
 #include "collectors/proc_meminfo_collector.h"
 #include "collectors/proc_netdev_collector.h"
 #include "collectors/proc_netstat_collector.h"
@@ -29,8 +30,15 @@
 #include "collectors/proc_zoneinfo_collector.h"
 #include "collectors/process/process_collector.h"
 #include "collectors/statvfs_filesystem_collector.h"
+#include "collectors/sys_cpufreq_collector.h"
+#include "collectors/sys_edac_collector.h"
+#include "collectors/sys_ethtool_collector.h"
+#include "collectors/sys_hwmon_collector.h"
 #include "collectors/sys_infiniband_collector.h"
+#include "collectors/sys_netclass_collector.h"
 #include "collectors/sys_numa_collector.h"
+#include "collectors/sys_nvme_collector.h"
+#include "collectors/sys_thermal_collector.h"
 
 namespace vigil {
 namespace {
@@ -52,6 +60,7 @@ constexpr const CollectorInfo* kAllCollectors[] = {
     &ProcDiskstatsCollector::kInfo,
     &ProcInterruptsCollector::kInfo,
     &ProcLoadavgCollector::kInfo,
+    &ProcMdstatCollector::kInfo,
     &ProcMeminfoCollector::kInfo,
     &ProcNetdevCollector::kInfo,
     &ProcNetstatCollector::kInfo,
@@ -66,8 +75,15 @@ constexpr const CollectorInfo* kAllCollectors[] = {
     &ProcZoneinfoCollector::kInfo,
     &StatvfsFilesystemCollector::kInfo,
     &CgroupCollector::kInfo,
+    &SysCpufreqCollector::kInfo,
+    &SysEdacCollector::kInfo,
+    &SysEthtoolCollector::kInfo,
+    &SysHwmonCollector::kInfo,
     &SysInfinibandCollector::kInfo,
+    &SysNetclassCollector::kInfo,
     &SysNumaCollector::kInfo,
+    &SysNvmeCollector::kInfo,
+    &SysThermalCollector::kInfo,
 };
 
 }  // namespace
