@@ -102,6 +102,8 @@ vigild is starting in the foreground (Ctrl-C stops it).
   control RPC:  $rpc and unix:$socket
   try:          $bin_dir/vigil status
                 $bin_dir/vigil top
+                $bin_dir/vigil analyze tests/data/traces/h100_bert_small.json.gz
+                $bin_dir/vigil fleet report --by team --since 1h
 MSG
 if [ "$(id -u)" -ne 0 ]; then
   echo "  (not root: some collectors have reduced features; 'vigil status' lists them)"
