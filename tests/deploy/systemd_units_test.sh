@@ -4,7 +4,8 @@
 # since systemd ignores an unknown key or a bad value with only a warning and the unit then runs
 # without that hardening. ExecStart's /usr/local/bin/ is pointed at the built binaries
 # (VIGIL_BIN_DIR) so that verify checks that the commands exist. Also checks what the daemon
-# relies on: both units keep their state under StateDirectory= while ProtectSystem=strict.
+# relies on: both units keep their state under StateDirectory= while ProtectSystem=strict, and
+# `systemd-analyze security` scores their exposure no worse than now.
 # Exit 77 (skipped) without systemd-analyze.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -40,6 +41,21 @@ out="$(cd "$work" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify ./vigild.s
 if [ -n "$out" ]; then
   fail "systemd-analyze verify warned:"
   echo "$out"
+fi
+
+# The hardening must not erode: systemd's own exposure score (0 = fully locked down, 10 = none)
+# stays at most what the units have now plus a little (vigild 3.8, vigil-fleet 1.5 with systemd
+# 252). vigild needs capabilities and host access; vigil-fleet needs none.
+if systemd-analyze security --help 2>&1 | grep -q -- --offline; then
+  for pair in vigild.service:45 vigil-fleet.service:20; do
+    unit=${pair%%:*}
+    limit=${pair##*:}
+    score="$(cd "$work" && systemd-analyze security --offline=yes "./$unit" 2>&1 | tail -1)"
+    (cd "$work" && systemd-analyze security --offline=yes --threshold="$limit" "./$unit" >/dev/null 2>&1) ||
+      fail "$unit: exposure above $((limit / 10)).$((limit % 10)): $score"
+  done
+else
+  echo "note: this systemd-analyze has no security --offline; exposure not checked"
 fi
 
 # The check itself must catch a typo: a unit with an unknown key and a bad value is refused.
