@@ -31,7 +31,8 @@ async function modelFor(apiVersion, kind) {
 
 function parseDocs(text, source) {
   const docs = [];
-  for (const d of YAML.parseAllDocuments(text)) {
+  // YAML 1.1, as kubectl and helm read it (0440 is octal).
+  for (const d of YAML.parseAllDocuments(text, { version: '1.1' })) {
     if (d.errors.length) throw new Error(`${source}: YAML: ${d.errors[0].message}`);
     const obj = d.toJS();
     if (obj != null) docs.push({ source, obj });
