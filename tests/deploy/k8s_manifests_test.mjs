@@ -106,6 +106,21 @@ if (renderer && existsSync(renderer)) {
       `${kind}: chart and plain manifest pass the same arguments`,
       `${JSON.stringify(a?.containers[0].args)} vs ${JSON.stringify(b?.containers[0].args)}`);
   }
+  // vigild alone: no fleet objects, no push, and still valid.
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const tmp = mkdtempSync(path.join(tmpdir(), 'vigil-helm-'));
+  writeFileSync(path.join(tmp, 'alone.yaml'), 'fleet: {enabled: false}\nvigild: {extraCapabilities: [BPF]}\n');
+  const alone = spawnSync(renderer, [path.join(root, 'deploy/helm/vigil'), '--release', 'vigil', '--namespace', 'vigil', '--values', path.join(tmp, 'alone.yaml')], { encoding: 'utf8' });
+  rmSync(tmp, { recursive: true, force: true });
+  const aloneDocs = alone.status === 0 ? parseDocs(alone.stdout, 'deploy/helm/vigil (fleet.enabled=false)') : [];
+  const aloneArgs = aloneDocs[0]?.obj.spec.template.spec.containers[0].args || [];
+  expect(aloneDocs.length === 1 && aloneDocs[0].obj.kind === 'DaemonSet' && !aloneArgs.some((a) => a.startsWith('--fleet')),
+    'with fleet.enabled=false the chart renders only the DaemonSet, without --fleet-url', alone.stderr + JSON.stringify(aloneArgs));
+  expect(JSON.stringify(aloneDocs[0]?.obj.spec.template.spec.containers[0].securityContext.capabilities.add || []).includes('BPF'),
+    'vigild.extraCapabilities reaches the container');
+  const aloneProblems = await problems(aloneDocs);
+  expect(aloneProblems.length === 0, 'the vigild-only chart matches the schemas', aloneProblems.join('\n  '));
 } else {
   console.log('note: VIGIL_HELM_RENDER is not set (no Go toolchain at build time): chart not rendered');
 }

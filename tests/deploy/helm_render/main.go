@@ -6,7 +6,8 @@
 // as .Values, .Release, .Chart from Chart.yaml, and partials (templates/_*.tpl) not rendered.
 // Output: every rendered template, as YAML documents with "# Source:" headers, as helm prints.
 //
-// Usage: helm_render CHART_DIR [--release NAME] [--namespace NS]
+// Usage: helm_render CHART_DIR [--release NAME] [--namespace NS] [--values FILE]...
+// (--values files are merged over values.yaml in order, maps key by key, as `helm -f` does).
 package main
 
 import (
@@ -44,6 +45,20 @@ func chartObject(meta map[string]interface{}) map[string]interface{} {
 	return out
 }
 
+// Merges `over` into `base` as Helm merges values files: maps recursively, anything else replaced.
+func merge(base, over map[string]interface{}) map[string]interface{} {
+	for k, v := range over {
+		if vm, ok := v.(map[string]interface{}); ok {
+			if bm, ok := base[k].(map[string]interface{}); ok {
+				base[k] = merge(bm, vm)
+				continue
+			}
+		}
+		base[k] = v
+	}
+	return base
+}
+
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: helm_render CHART_DIR [--release NAME] [--namespace NS]")
@@ -51,12 +66,19 @@ func main() {
 	}
 	dir := os.Args[1]
 	release, namespace := "release", "default"
-	for i := 2; i+1 < len(os.Args); i += 2 {
+	var valueFiles []string
+	for i := 2; i < len(os.Args); i += 2 {
+		if i+1 >= len(os.Args) {
+			fmt.Fprintln(os.Stderr, "helm_render: no value for", os.Args[i])
+			os.Exit(2)
+		}
 		switch os.Args[i] {
 		case "--release":
 			release = os.Args[i+1]
 		case "--namespace":
 			namespace = os.Args[i+1]
+		case "--values":
+			valueFiles = append(valueFiles, os.Args[i+1])
 		default:
 			fmt.Fprintln(os.Stderr, "helm_render: unknown flag", os.Args[i])
 			os.Exit(2)
@@ -71,6 +93,14 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "helm_render:", err)
 		os.Exit(1)
+	}
+	for _, f := range valueFiles {
+		over, err := readYaml(f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "helm_render:", err)
+			os.Exit(1)
+		}
+		values = merge(values, over)
 	}
 	top := map[string]interface{}{
 		"Values":       values,
