@@ -118,6 +118,14 @@ std::vector<std::string> ReducedFeatures(const DaemonView& view) {
       }
     }
   }
+  // A sink whose spool or buffer fell back to memory (unwritable state dir, disk full) still
+  // delivers, but loses what it holds on a restart: said here too, not only in its sink row.
+  for (const Sink* sink : view.sinks) {
+    const SinkHealth h = sink->health();
+    if (!h.reduced.empty()) {
+      out.push_back("sink " + std::string(sink->name()) + ": " + h.reduced);
+    }
+  }
   return out;
 }
 

@@ -183,9 +183,9 @@ void SetDeliveryState(const DeliveryStats& delivery, bool stopped, std::string f
     health->state = SinkHealth::State::kDegraded;
   }
   if (!delivery.degraded.empty()) {
-    health->message += (health->message.empty() ? std::string(degraded_prefix)
-                                                : "; " + std::string(degraded_prefix)) +
-                       delivery.degraded + "; held in memory only, lost if the daemon restarts";
+    health->reduced = std::string(degraded_prefix) + delivery.degraded +
+                      "; held in memory only, lost if the daemon restarts";
+    health->message += (health->message.empty() ? "" : "; ") + health->reduced;
   }
 }
 

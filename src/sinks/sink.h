@@ -27,6 +27,9 @@ struct SinkHealth {
   uint64_t sent_samples = 0;
   uint64_t dropped_samples = 0;
   uint64_t buffered = 0;
+  // Set while the sink's spool or buffer is held in memory only, whatever the state: what is
+  // reduced, for the status reply's reduced_features ("" when its directory is usable).
+  std::string reduced;
 };
 
 inline std::string_view SinkStateName(SinkHealth::State state) {

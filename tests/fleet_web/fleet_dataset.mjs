@@ -32,8 +32,16 @@ export const JOBS = [
   { id: '1006', team: 'research', model: 'llama-7b', user: 'alice', framework: 'jax', host: 3, gpus: [0, 1], start: 0, end: 1.5, busy: 0.4, held: 0.45 },
 ];
 
-// Returns the batches (objects ready to POST) for ticks from now - hours to now.
-export function makeBatches(nowS, hours = 4, tickS = 60, batchTicks = 15) {
+// A job's mean SM activity `h` hours after the first tick: `busy`, or with `phases` (a list of
+// {from, busy}, `from` in hours like start/end) the busy of the last phase begun.
+export function busyAt(job, h) {
+  let busy = job.busy;
+  for (const p of job.phases || []) if (h >= p.from) busy = p.busy;
+  return busy;
+}
+
+// Returns the batches (objects ready to POST) for ticks from now - hours to now, of `jobs`.
+export function makeBatches(nowS, hours = 4, tickS = 60, batchTicks = 15, jobs = JOBS) {
   const t0 = nowS - hours * H;
   const ticks = Math.floor((hours * H) / tickS);
   const batches = [];
@@ -55,11 +63,11 @@ export function makeBatches(nowS, hours = 4, tickS = 60, batchTicks = 15) {
       for (let g = 0; g < 4; g++) {
         const uuid = `GPU-${host}-${g}`;
         const gpuLabels = { gpu_uuid: uuid, gpu_model: 'NVIDIA H100 80GB HBM3' };
-        const running = JOBS.filter((j) => j.host === hi && j.gpus.includes(g) && (t - t0) / H > j.start && (t - t0) / H <= j.end);
+        const running = jobs.filter((j) => j.host === hi && j.gpus.includes(g) && (t - t0) / H > j.start && (t - t0) / H <= j.end);
         // Slow wobble so the charts are not flat.
         const wobble = 0.08 * Math.sin((k + 7 * hi + 3 * g) / 9);
         let sm = 0.01;
-        for (const j of running) sm = Math.min(1, Math.max(0, j.busy + wobble));
+        for (const j of running) sm = Math.min(1, Math.max(0, busyAt(j, (t - t0) / H) + wobble));
         const watts = running.length ? 120 + 500 * sm : 70;
         if (k > 0) gpuEnergy[g] += watts * tickS;
         if (k % batchTicks === 0) {
@@ -80,7 +88,7 @@ export function makeBatches(nowS, hours = 4, tickS = 60, batchTicks = 15) {
           // Totals since the daemon started; a job first seen covers the last tick already.
           if (k > 0) {
             c.alloc += tickS;
-            c.busy += tickS * Math.min(1, Math.max(0, j.busy + wobble));
+            c.busy += tickS * Math.min(1, Math.max(0, busyAt(j, (t - t0) / H) + wobble));
             c.held += tickS * j.held;
             c.energy += watts * tickS;
           }
@@ -120,12 +128,13 @@ export const ANALYSES = [
   { job: '1004', file: 'amd_mi250_minitoy.json', host: 'gpu-node-03', reason: 'new model' },
 ];
 
-// Uploads ANALYSES to vigil-fleet at `base`; returns the ids. Throws on any refusal.
-export async function uploadAnalyses(base, headers = {}) {
+// Uploads `analyses` (default ANALYSES) to vigil-fleet at `base`; returns the ids. Throws on any
+// refusal.
+export async function uploadAnalyses(base, headers = {}, analyses = ANALYSES) {
   const { readFile } = await import('node:fs/promises');
   const dir = new URL('../data/analyses/', import.meta.url);
   const ids = [];
-  for (const a of ANALYSES) {
+  for (const a of analyses) {
     const body = await readFile(new URL(a.file, dir), 'utf8');
     const q = new URLSearchParams({ job_id: a.job, host: a.host, reason: a.reason });
     const res = await fetch(`${base}/api/v1/analyses?${q}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
