@@ -22,7 +22,7 @@
 
 namespace vigil {
 
-inline constexpr int kLedgerSchemaVersion = 6;
+inline constexpr int kLedgerSchemaVersion = 7;
 
 // Sets WAL mode and the pragmas, then applies every migration above the file's user_version.
 // A file written by a newer schema is FailedPrecondition.
