@@ -104,9 +104,11 @@ TEST_F(CliUsageTest, EveryUsageErrorOfEveryProgramExitsTwo) {
     EXPECT_EQ(r.err, "vigil-fleet serve: unknown flag '--lisen'; did you mean '--listen'?\n");
   }
   if (std::filesystem::exists(std::string(VIGIL_BIN_DIR) + "/vigild")) {
-    RunResult r = Vigil("--collector.cpuu", "vigild");
+    RunResult r = Vigil("--collector.proc_cpuu", "vigild");
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_EQ(r.err, "vigild: unknown flag '--collector.cpuu'; did you mean '--collector.cpu'?\n");
+    EXPECT_EQ(
+        r.err,
+        "vigild: unknown flag '--collector.proc_cpuu'; did you mean '--collector.proc_cpu'?\n");
   }
 }
 
