@@ -3,7 +3,9 @@
 # Whole-process comparison: vigild (every host collector on, 1 s interval) against Debian's
 # prometheus-node-exporter, both scraped with curl once per second for the same BENCH_SECONDS
 # (default 60). Prints CPU seconds, % of one core and peak RSS (VmHWM) of each, the ratio
-# vigild/node_exporter, and how many series each exported, beside the targets:
+# vigild/node_exporter, how many series each exported, how many of node_exporter's metric
+# families have a Vigil equivalent (docs/node_exporter_mapping.tsv) and how many of those carry
+# the same values in both final scrapes (after the mapping's unit conversion), beside the targets:
 # vigild < 0.2 % of one core, < 15 MiB RSS, <= 1/5 of node_exporter's CPU.
 # Everything listens on free loopback ports; both processes are stopped on exit.
 set -euo pipefail
@@ -97,14 +99,34 @@ v_end=$(cpu_ticks "$vigild_pid")
 n_end=$(cpu_ticks "$node_pid")
 v_hwm=$(hwm_kib "$vigild_pid")
 n_hwm=$(hwm_kib "$node_pid")
-v_series=$(curl -fsS "http://127.0.0.1:$v_http/metrics" | grep -vc '^#' || true)
-n_series=$(curl -fsS "http://127.0.0.1:$n_http/metrics" | grep -vc '^#' || true)
+curl -fsS "http://127.0.0.1:$v_http/metrics" >"$tmp/vigild.metrics" || true
+curl -fsS "http://127.0.0.1:$n_http/metrics" >"$tmp/node_exporter.metrics" || true
+v_series=$(grep -vc '^#' "$tmp/vigild.metrics" || true)
+n_series=$(grep -vc '^#' "$tmp/node_exporter.metrics" || true)
+# "<mapped> <node_exporter families> <listed without equivalent> <not listed>"
+read -r fam_mapped fam_total fam_none fam_unlisted < <(python3 tools/node_exporter_mapping.py \
+  --count "$tmp/node_exporter.metrics")
+# Mapped families this vigild did not export (a collector absent on this host, or off).
+# The same quantities from both, converted (docs/node_exporter_mapping.tsv): "<agree> <compared>".
+read -r val_agree val_compared < <(python3 tools/node_exporter_mapping.py --compare \
+  "$tmp/node_exporter.metrics" "$tmp/vigild.metrics" 2>"$tmp/compare.txt")
+fam_silent=$(python3 - "$tmp/node_exporter.metrics" "$tmp/vigild.metrics" <<'PY'
+import sys
+sys.path.insert(0, "tools")
+import node_exporter_mapping as m
+ne = m.scrape_families(open(sys.argv[1]).read())
+vg = m.scrape_families(open(sys.argv[2]).read())
+rows = [r for r in m.load() if r[1] in ne and r[2] != "-"]
+print(sum(1 for r in rows if r[2].split("{")[0] not in vg))
+PY
+)
 hz=$(getconf CLK_TCK)
 
 python3 - "$hz" "$wall_ns" "$v_start" "$v_end" "$n_start" "$n_end" "$v_hwm" "$n_hwm" \
-  "$v_series" "$n_series" "$seconds" <<'PY'
+  "$v_series" "$n_series" "$seconds" "$fam_mapped" "$fam_total" "$fam_silent" "$val_agree" \
+  "$val_compared" <<'PY'
 import sys
-hz, wall_ns, vs, ve, ns, ne, vh, nh, vser, nser, secs = sys.argv[1:]
+hz, wall_ns, vs, ve, ns, ne, vh, nh, vser, nser, secs, fmap, ftot, fsil, vagr, vcmp = sys.argv[1:]
 hz = float(hz); wall = int(wall_ns) / 1e9
 v_cpu = (float(ve) - float(vs)) / hz
 n_cpu = (float(ne) - float(ns)) / hz
@@ -122,8 +144,15 @@ print(f"{'% of one core':24}{v_pct:>11.3f}%{n_pct:>15.3f}%{'':>12}   < 0.2 %")
 rss_ratio = v_rss / n_rss if n_rss else float("inf")
 print(f"{'peak RSS (MiB)':24}{v_rss:>12.1f}{n_rss:>16.1f}{rss_ratio:>12.3f}   < 15 MiB")
 print(f"{'series exported':24}{int(vser):>12}{int(nser):>16}")
+print(f"node_exporter families with a Vigil equivalent: {fmap} of {ftot} "
+      f"({fsil} of those not exported by this vigild: collector off or source absent)")
+print(f"values agreeing with node_exporter's (within 10 % + 5): {vagr} of {vcmp} families")
 print()
 ok = lambda b: "met" if b else "NOT met"
 print(f"targets: CPU < 0.2 % of a core: {ok(v_pct < 0.2)}; RSS < 15 MiB: {ok(v_rss < 15)}; "
       f"CPU <= 1/5 of node_exporter: {ok(ratio <= 0.2)}")
 PY
+if [ -s "$tmp/compare.txt" ]; then
+  echo "families whose values disagree:"
+  cat "$tmp/compare.txt"
+fi

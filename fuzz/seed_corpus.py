@@ -65,7 +65,7 @@ def read_host(path):
 def host_parsers(use_host):
     names = ("proc/stat", "proc/diskstats", "proc/loadavg", "proc/meminfo", "proc/net/dev",
              "proc/net/snmp", "proc/net/netstat", "proc/pressure/cpu", "proc/pressure/io",
-             "proc/pressure/memory", "proc/1/mounts", "proc/self/mounts")
+             "proc/pressure/memory", "proc/1/mounts", "proc/self/mounts", "proc/mdstat")
     seen = set()
     for name, data in fixture_files(lambda r: r in names or r.endswith("node0/meminfo")
                                     or "infiniband" in r):

@@ -27,7 +27,9 @@ ALLOWED = {
     "snoop": {"base", "profile"},
     "daemon": {"base", "metrics", "hwspec", "attribution", "collectors", "gpu", "sinks", "rpc",
                "ipc", "httpd", "profile"},
-    "fleet": {"base", "metrics", "rpc", "trace", "hwspec", "httpd"},
+    # profile: the continuous CPU profiles daemons upload are parsed, merged and rendered
+    # (folded, pprof, flame graph) with the same code `vigil profile` writes them with.
+    "fleet": {"base", "metrics", "rpc", "trace", "hwspec", "httpd", "profile"},
     # `vigil snoop` and `vigil profile` load their probes in the CLI process when run locally.
     "cli": {"base", "rpc", "trace", "hwspec", "metrics", "snoop", "profile"},
 }

@@ -62,6 +62,54 @@ std::optional<std::string> PodUidFromSegment(std::string_view seg) {
   return out;
 }
 
+bool IsHex(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+  });
+}
+
+// The container id in the segment below a pod's: "cri-containerd-<id>.scope", "crio-<id>.scope",
+// "docker-<id>.scope", "cri-dockerd-<id>.scope" (systemd driver) or "<id>" (cgroupfs). "" for
+// anything else (CRI-O's "crio-conmon-<id>.scope" is its monitor, not the container).
+std::string ContainerIdFromSegment(std::string_view seg) {
+  static constexpr std::string_view kPrefixes[] = {"cri-containerd-", "crio-", "cri-dockerd-",
+                                                   "docker-", "containerd-"};
+  std::string_view id = seg;
+  if (id.ends_with(".scope")) {
+    id.remove_suffix(6);
+    bool known = false;
+    for (std::string_view prefix : kPrefixes) {
+      if (id.starts_with(prefix)) {
+        id.remove_prefix(prefix.size());
+        known = true;
+        break;
+      }
+    }
+    if (!known) {
+      return "";
+    }
+  }
+  return id.size() >= 12 && id.size() <= 128 && IsHex(id) ? std::string(id) : std::string();
+}
+
+// The shape of a Slurm SLUID as 26.05 writes it: 's' and 13 characters of Crockford base32
+// (upper-case letters and digits), e.g. "sEKNKTV3WPV500".
+bool LooksLikeSluid(std::string_view s) {
+  return s.size() == 14 && s[0] == 's' && std::all_of(s.begin() + 1, s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
+         });
+}
+
+// A directory directly below a slurmstepd scope that names a job by an opaque id.
+bool IsOpaqueSlurmJobDir(const std::vector<std::string_view>& segs, size_t i) {
+  std::string_view seg = segs[i];
+  if (seg == "system" || seg.starts_with("job_") || seg.starts_with("step_") || seg.size() > 64) {
+    return false;  // "system" holds slurmstepd's own processes.
+  }
+  const bool step_follows = i + 1 < segs.size() && segs[i + 1].starts_with("step_");
+  return step_follows || LooksLikeSluid(seg);
+}
+
 }  // namespace
 
 ProcCgroups ParseProcCgroup(std::string_view text) {
@@ -137,13 +185,22 @@ std::optional<CgroupJobMatch> MatchSlurmCgroup(std::string_view path) {
       return CgroupJobMatch{std::string(job), "", "slurm_cgroup"};
     }
   }
+  for (size_t i = 1; i < segs.size(); ++i) {
+    if (segs[i - 1].find("slurmstepd") != std::string_view::npos &&
+        segs[i - 1].ends_with(".scope") && IsOpaqueSlurmJobDir(segs, i)) {
+      CgroupJobMatch match{"", "", "slurm_cgroup"};
+      match.slurm_sluid = std::string(segs[i]);
+      return match;
+    }
+  }
   return std::nullopt;
 }
 
 std::optional<CgroupJobMatch> MatchKubernetesCgroup(std::string_view path) {
   std::vector<std::string_view> segs = PathSegments(path);
   bool under_kubepods = false;
-  for (std::string_view seg : segs) {
+  for (size_t i = 0; i < segs.size(); ++i) {
+    std::string_view seg = segs[i];
     if (seg == "kubepods" || seg.starts_with("kubepods-") || seg == "kubepods.slice") {
       under_kubepods = true;
     }
@@ -151,7 +208,11 @@ std::optional<CgroupJobMatch> MatchKubernetesCgroup(std::string_view path) {
       continue;
     }
     if (auto uid = PodUidFromSegment(seg)) {
-      return CgroupJobMatch{*uid, "", "k8s_pod"};
+      CgroupJobMatch match{*uid, "", "k8s_pod"};
+      if (i + 1 < segs.size()) {
+        match.k8s_container_id = ContainerIdFromSegment(segs[i + 1]);
+      }
+      return match;
     }
   }
   return std::nullopt;

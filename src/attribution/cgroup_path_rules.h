@@ -37,14 +37,24 @@ struct CgroupJobMatch {
   std::string job_id;  // "" when the path names no job (e.g. a login session: user only).
   std::string user;    // From uid_N / user-N.slice, as the numeric uid; "" when unknown.
   std::string rule;    // "slurm_cgroup", "k8s_pod" or "systemd_unit".
+  // Slurm 26.05+ without CgroupJobIdPaths=yes: the job's cgroup is named by its SLUID, job_id
+  // is then "" and this holds the SLUID for the resolver to turn into a job id.
+  std::string slurm_sluid = {};
+  // Kubernetes: the container runtime's id from the container's cgroup ("" at pod level).
+  std::string k8s_container_id = {};
 };
 
 // SLURM: /slurm/uid_1000/job_1234/step_0/task_0, /slurm_node7/uid_1000/job_1234/...,
-// /system.slice/slurmstepd.scope/job_1234/step_0/user/task_0. job_id is "1234".
+// /system.slice/slurmstepd.scope/job_1234/step_0/user/task_0. job_id is "1234". Slurm 26.05+
+// default: /system.slice/slurmstepd.scope/sEKNKTV3WPV500/step_0/user/task_0 gives slurm_sluid
+// "sEKNKTV3WPV500" and no job_id (the directory below the scope counts when a step_* follows or
+// it has the SLUID's shape: 's' and 13 upper-case letters or digits).
 std::optional<CgroupJobMatch> MatchSlurmCgroup(std::string_view path);
 // Kubernetes: /kubepods/burstable/pod<uid>/<container>, /kubepods/pod<uid>/...,
 // /kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod<uid_with_underscores>.slice/
-// cri-containerd-<id>.scope. job_id is the pod UID with dashes.
+// cri-containerd-<id>.scope. job_id is the pod UID with dashes; k8s_container_id the runtime's
+// id from the segment below the pod (cri-containerd-, crio-, docker-, cri-dockerd- scopes, or a
+// bare id with the cgroupfs driver).
 std::optional<CgroupJobMatch> MatchKubernetesCgroup(std::string_view path);
 // systemd: the innermost *.service or *.scope unit (/system.slice/foo.service -> "foo.service";
 // /user.slice/user-1000.slice/user@1000.service/app.slice/bar.service -> "bar.service", user

@@ -117,3 +117,67 @@ TEST(CgroupPathRulesTest, PrefersUnifiedThenCpuThenSystemd) {
 
 }  // namespace
 }  // namespace vigil
+
+namespace vigil {
+namespace {
+
+TEST(CgroupPathRulesTest, Slurm2605SluidDirectoriesAreJobsWithoutAJobId) {
+  struct Case {
+    const char* path;
+    const char* sluid;  // nullptr: not a SLUID-named job cgroup.
+  } cases[] = {
+      {"/system.slice/slurmstepd.scope/sEKNKTV3WPV500/step_0/user/task_0", "sEKNKTV3WPV500"},
+      {"/system.slice/node07_slurmstepd.scope/sFNDM35NQ39R00/step_batch", "sFNDM35NQ39R00"},
+      {"/system.slice/slurmstepd.scope/s5K1KKYAYG5D00", "s5K1KKYAYG5D00"},    // Bare job cgroup.
+      {"/system.slice/slurmstepd.scope/opaque-id/step_extern", "opaque-id"},  // A step follows.
+      {"/system.slice/slurmstepd.scope/system", nullptr},  // slurmstepd's own processes.
+      {"/system.slice/slurmstepd.scope/notasluid", nullptr},
+      {"/system.slice/foo.scope/sEKNKTV3WPV500/step_0", nullptr},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.path);
+    std::optional<CgroupJobMatch> m = MatchSlurmCgroup(c.path);
+    if (c.sluid == nullptr) {
+      EXPECT_TRUE(!m || m->slurm_sluid.empty());
+      continue;
+    }
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->job_id, "");
+    EXPECT_EQ(m->slurm_sluid, c.sluid);
+    EXPECT_EQ(m->rule, "slurm_cgroup");
+  }
+  // CgroupJobIdPaths=yes keeps the numeric form.
+  EXPECT_EQ(MatchSlurmCgroup("/system.slice/slurmstepd.scope/job_4500/step_0")->job_id, "4500");
+}
+
+TEST(CgroupPathRulesTest, KubernetesContainerIdsComeFromTheSegmentBelowThePod) {
+  const std::string id(64, 'a');
+  struct Case {
+    std::string path;
+    std::string container_id;
+  } cases[] = {
+      {"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0a1b2c3d_4e5f_6789_abcd_"
+       "ef0123456789.slice/cri-containerd-" +
+           id + ".scope",
+       id},
+      {"/kubepods.slice/kubepods-pod0a1b2c3d_4e5f_6789_abcd_ef0123456789.slice/crio-" + id +
+           ".scope",
+       id},
+      {"/kubepods.slice/kubepods-pod0a1b2c3d_4e5f_6789_abcd_ef0123456789.slice/crio-conmon-" + id +
+           ".scope",
+       ""},  // CRI-O's monitor process, not the container.
+      {"/kubepods/besteffort/pod0a1b2c3d-4e5f-6789-abcd-ef0123456789/" + id, id},
+      {"/kubepods/pod0a1b2c3d-4e5f-6789-abcd-ef0123456789/docker-" + id + ".scope", id},
+      {"/kubepods/pod0a1b2c3d-4e5f-6789-abcd-ef0123456789", ""},  // The pod itself.
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.path);
+    std::optional<CgroupJobMatch> m = MatchKubernetesCgroup(c.path);
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->job_id, "0a1b2c3d-4e5f-6789-abcd-ef0123456789");
+    EXPECT_EQ(m->k8s_container_id, c.container_id);
+  }
+}
+
+}  // namespace
+}  // namespace vigil

@@ -9,6 +9,8 @@
 #include "attribution/cgroup_path_rules.h"
 #include "attribution/mapping_file.h"
 #include "attribution/proc_pid_files.h"
+#include "attribution/process_environment.h"
+#include "attribution/scheduler_names.h"
 #include "attribution/user_names.h"
 #include "base/file_util.h"
 #include "base/strings.h"
@@ -17,7 +19,6 @@ namespace vigil {
 namespace {
 
 constexpr int kMaxAncestorDepth = 64;
-constexpr size_t kMaxEnvironBytes = 1 << 20;
 constexpr size_t kMaxCacheEntries = 65536;
 
 // Environment variables that name the job, strongest first.
@@ -37,7 +38,9 @@ std::string_view Lookup(const std::map<std::string, std::string>& env, std::stri
 }  // namespace
 
 struct JobResolver::Impl {
-  explicit Impl(JobResolverOptions opts) : options(std::move(opts)) {}
+  explicit Impl(JobResolverOptions opts)
+      : options(std::move(opts)),
+        names(options.kubelet, options.kubelet_configured, options.slurm) {}
 
   std::string PidFile(int pid, std::string_view name) const {
     return JoinPath(JoinPath(options.proc_root, std::to_string(pid)), name);
@@ -92,13 +95,26 @@ struct JobResolver::Impl {
     return std::nullopt;
   }
 
-  void ApplyCgroupRules(JobInfo* info, bool user_from_path) {
+  std::map<std::string, std::string> ReadEnvironment(int pid) const {
+    return ReadAllowedEnvironment(options.proc_root, pid, options.env_allow_list);
+  }
+
+  void ApplyCgroupRules(JobInfo* info, bool user_from_path, int pid) {
     std::optional<CgroupJobMatch> m = MatchCgroupPath(info->cgroup);
     if (!m) {
       return;
     }
     if (user_from_path && !m->user.empty()) {
       Fill(&info->user, UserNameForUid(ParseInt64(m->user).value_or(-1)));
+    }
+    if (m->rule == "k8s_pod") {
+      info->k8s_pod_uid = m->job_id;
+      info->k8s_container_id = m->k8s_container_id;
+    }
+    if (m->job_id.empty() && !m->slurm_sluid.empty()) {
+      m->job_id = names.SlurmJobForSluid(m->slurm_sluid, pid, [&] {
+        return std::string(Lookup(ReadEnvironment(pid), "SLURM_JOB_ID"));
+      });
     }
     if (info->job_id.empty() && !m->job_id.empty()) {
       info->job_id = m->job_id;
@@ -151,14 +167,10 @@ struct JobResolver::Impl {
   }
 
   void ApplyEnvironment(int pid, JobInfo* info) {
-    if (options.env_allow_list.empty()) {
+    const std::map<std::string, std::string> env = ReadEnvironment(pid);
+    if (env.empty()) {
       return;
     }
-    StatusOr<std::string> text = ReadSmallFile(PidFile(pid, "environ"), kMaxEnvironBytes);
-    if (!text.ok()) {
-      return;  // Another user's process without CAP_SYS_PTRACE: no environment, not an error.
-    }
-    std::map<std::string, std::string> env = ParseEnviron(*text, options.env_allow_list);
     for (std::string_view var : kJobIdVars) {
       const std::string value(Lookup(env, var));
       if (MayClaim(*info, value)) {
@@ -198,7 +210,7 @@ struct JobResolver::Impl {
     }
     ProcStatus status = status_text.ok() ? ParseProcStatus(*status_text) : ProcStatus();
     const int ppid = status.ppid >= 0 ? status.ppid : stat.ppid;
-    ApplyCgroupRules(&info, /*user_from_path=*/false);  // The scheduler's word first.
+    ApplyCgroupRules(&info, /*user_from_path=*/false, pid);  // The scheduler's word first.
     const std::optional<JobInfo> reg = FindRegistration(pid, stat.starttime_ticks, ppid);
     if (reg) {
       ClaimJob(*reg, &info);
@@ -215,12 +227,15 @@ struct JobResolver::Impl {
     return info;
   }
 
+  StatusOr<JobInfo> ResolveCached(int pid, bool* cached);
+
   JobResolverOptions options;
   std::mutex mu;
   std::shared_ptr<const JobMapping> mapping;                    // Guarded by mu.
   std::unordered_map<int, std::pair<uint64_t, JobInfo>> cache;  // pid -> (starttime, info).
   std::map<int, std::pair<uint64_t, JobInfo>> registrations;    // pid -> (starttime, info).
   std::set<std::string> scheduler_jobs;                         // Job ids a cgroup gave.
+  SchedulerNames names;  // Kubernetes names, Slurm SLUIDs; thread-safe on its own.
 };
 
 JobResolver::JobResolver(JobResolverOptions options)
@@ -240,26 +255,40 @@ Status JobResolver::LoadMapping() {
   return OkStatus();
 }
 
-StatusOr<JobInfo> JobResolver::Resolve(int pid) {
-  if (pid <= 0) {
-    return InvalidArgumentError("bad pid " + std::to_string(pid));
-  }
-  VIGIL_ASSIGN_OR_RETURN(ProcStat stat, impl_->ReadStat(pid));
+StatusOr<JobInfo> JobResolver::Impl::ResolveCached(int pid, bool* cached) {
+  if (pid <= 0) return InvalidArgumentError("bad pid " + std::to_string(pid));
+  VIGIL_ASSIGN_OR_RETURN(ProcStat stat, ReadStat(pid));
+  JobInfo info;
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    auto it = impl_->cache.find(pid);
-    if (it != impl_->cache.end() && it->second.first == stat.starttime_ticks) {
-      return it->second.second;
-    }
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(pid);
+    *cached = it != cache.end() && it->second.first == stat.starttime_ticks;
+    if (*cached) info = it->second.second;
   }
-  VIGIL_ASSIGN_OR_RETURN(JobInfo info, impl_->Compute(pid, stat));
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  if (impl_->cache.size() >= kMaxCacheEntries) {
-    impl_->cache.clear();  // Bounded memory; Prune() normally keeps it far below this.
+  if (!*cached) {
+    VIGIL_ASSIGN_OR_RETURN(info, Compute(pid, stat));
+    std::lock_guard<std::mutex> lock(mu);
+    if (cache.size() >= kMaxCacheEntries) cache.clear();  // Bounded; Prune() keeps it far below.
+    cache[pid] = {stat.starttime_ticks, info};
   }
-  impl_->cache[pid] = {stat.starttime_ticks, info};
+  names.NamePod(&info);  // Names learnt since the answer was cached count at once.
   return info;
 }
+
+StatusOr<JobInfo> JobResolver::Resolve(int pid) {
+  bool cached = false;
+  return impl_->ResolveCached(pid, &cached);
+}
+
+StatusOr<JobInfo> JobResolver::ResolveOnDevice(int pid,
+                                               const std::vector<std::string>& device_ids) {
+  bool cached = false;
+  VIGIL_ASSIGN_OR_RETURN(JobInfo info, impl_->ResolveCached(pid, &cached));
+  impl_->names.NameFromDevice(device_ids, /*confirm=*/!cached, &info);
+  return info;
+}
+
+std::vector<std::string> JobResolver::Degradations() const { return impl_->names.Degradations(); }
 
 void JobResolver::RecordRegistration(int pid, const JobInfo& info) {
   StatusOr<ProcStat> stat = impl_->ReadStat(pid);
@@ -343,8 +372,9 @@ void JobResolver::Prune() {
 JobInfo JobResolver::ResolveCgroup(const std::string& cgroup_path) {
   JobInfo info;
   info.cgroup = cgroup_path;
-  impl_->ApplyCgroupRules(&info, /*user_from_path=*/true);
+  impl_->ApplyCgroupRules(&info, /*user_from_path=*/true, /*pid=*/0);
   impl_->ApplyMapping(&info);
+  impl_->names.NamePod(&info);
   if (info.rule.empty()) {
     info.rule = "none";
   }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// pid -> job resolution. Reads <proc>/<pid>/cgroup (SLURM job_N paths, Kubernetes pod UIDs,
-// systemd units), <proc>/<pid>/status (uid -> user), and, only for variables on an opt-in
-// allow-list, <proc>/<pid>/environ; then applies the configured mapping file (job or cgroup
-// pattern -> team/model/framework). What a process claims about itself (IPC registration, its
-// environment) never outranks the scheduler: a cgroup that names a job decides, and a claim may
-// not name a job the scheduler gives other processes of this host. Results are cached per
-// (pid, start time) so a reused pid is never attributed to the old job. Thread-safe: any thread
-// may call Resolve().
+// pid -> job resolution. Reads <proc>/<pid>/cgroup (SLURM job_N and SLUID paths, Kubernetes pod
+// UIDs and container ids, systemd units), <proc>/<pid>/status (uid -> user), and, only for
+// variables on an opt-in allow-list, <proc>/<pid>/environ; then applies the configured mapping file
+// (job or cgroup pattern -> team/model/framework). What a process claims about itself (IPC
+// registration, its environment) never outranks the scheduler: a cgroup that names a job decides,
+// and a claim may not name a job the scheduler gives other processes of this host. Results are
+// cached per (pid, start time) so a reused pid is never attributed to the old job. Thread-safe: any
+// thread may call Resolve(). Kubernetes names (namespace, pod, container) come from the kubelet's
+// pod-resources API through the devices a process uses (ResolveOnDevice); Slurm SLUID-named
+// cgroups are turned into job ids through scontrol or SLURM_JOB_ID.
 #pragma once
 
 #include <memory>
@@ -16,6 +18,8 @@
 #include <vector>
 
 #include "attribution/job_info.h"
+#include "attribution/pod_device_map.h"
+#include "attribution/slurm_job_lookup.h"
 #include "base/status.h"
 
 namespace vigil {
@@ -27,6 +31,14 @@ struct JobResolverOptions {
   std::vector<std::string> env_allow_list;
   // Optional TOML mapping file (format in docs/attribution.md).
   std::string mapping_file;
+  // The kubelet's pod-resources socket and its cache schedule; socket_path "" turns the kubelet
+  // lookups off (pods are then named by their cgroup path alone).
+  PodDeviceMapOptions kubelet = {};
+  // Whether kubelet.socket_path was set by the operator: its absence is then worth a word in
+  // `vigil status` even before any pod is seen.
+  bool kubelet_configured = false;
+  // scontrol for SLUID-named Slurm cgroups.
+  SlurmJobLookupOptions slurm = {};
 };
 
 class JobResolver {
@@ -50,8 +62,14 @@ class JobResolver {
   // RecordRegistration, then what pid resolves to with the claim. A process that cannot be read
   // gets the claim judged alone (no cgroup known): what the IPC side stores for it.
   JobInfo SettleClaim(int pid, const JobInfo& claim);
+  // Resolve, plus the Kubernetes names of the pod and container the kubelet says hold one of
+  // `device_ids` (a GPU's UUID and index). What it learns names the pod's other processes too.
+  StatusOr<JobInfo> ResolveOnDevice(int pid, const std::vector<std::string>& device_ids);
   // Drops cache entries of processes that no longer exist.
   void Prune();
+  // What attribution cannot do right now (a missing or failing kubelet socket where pods run,
+  // scontrol missing where Slurm names cgroups by SLUID), one line each, for `vigil status`.
+  std::vector<std::string> Degradations() const;
 
   // What a cgroup path alone says (SLURM, Kubernetes and systemd rules, then the mapping file's
   // cgroup rules): for cgroups that are not one process's. `user` comes from a uid in the path.

@@ -59,7 +59,7 @@ std::string Mean(std::string_view metric, int64_t range_s) {
 
 struct Cells {
   double alloc = 0, busy = 0, held = 0, energy = 0, idle = 0;
-  std::optional<double> mfu, flops_per_step, step_s;
+  std::optional<double> mfu, flops_per_step, step_s, dspib;
 };
 
 json Optional(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -98,6 +98,8 @@ StatusOr<std::vector<PromqlQuery>> BuildPromqlQueries(std::string_view by, int64
     q.push_back({PromqlColumn::kMfu, Mean("vigil_job_mfu_ratio", range_s)});
     q.push_back({PromqlColumn::kFlopsPerStep, Mean("vigil_job_model_flops", range_s)});
     q.push_back({PromqlColumn::kStepS, Mean("vigil_job_step_seconds", range_s)});
+    q.push_back({PromqlColumn::kDeviceSecondsPerInputByte,
+                 Mean("vigil_job_device_seconds_per_input_byte", range_s)});
   }
   return q;
 }
@@ -161,7 +163,8 @@ json AssemblePromqlReport(
     for (const PromqlPoint& p : points) {
       const int64_t bucket = r.bucket_s > 0 ? p.time_s - r.bucket_s : 0;
       const bool counts = column != PromqlColumn::kMfu && column != PromqlColumn::kFlopsPerStep &&
-                          column != PromqlColumn::kStepS;
+                          column != PromqlColumn::kStepS &&
+                          column != PromqlColumn::kDeviceSecondsPerInputByte;
       const std::string key = column == PromqlColumn::kIdleS && jobs ? kUnallocated : p.key;
       if (!counts && !cells.count({bucket, key})) continue;  // Only jobs that held GPUs.
       Cells& c = cells[{bucket, key}];
@@ -190,6 +193,9 @@ json AssemblePromqlReport(
         case PromqlColumn::kStepS:
           c.step_s = p.value;
           break;
+        case PromqlColumn::kDeviceSecondsPerInputByte:
+          c.dspib = p.value;
+          break;
       }
     }
   }
@@ -203,6 +209,7 @@ json AssemblePromqlReport(
       row["mfu_ratio"] = Optional(c.mfu);
       row["model_flops_per_step"] = Optional(c.flops_per_step);
       row["step_seconds"] = Optional(c.step_s);
+      row["device_seconds_per_input_byte"] = Optional(c.dspib);
       row["model_flops_per_second"] = c.flops_per_step && c.step_s && *c.step_s > 0
                                           ? json(*c.flops_per_step / *c.step_s)
                                           : json(nullptr);

@@ -47,7 +47,8 @@ enum class PromqlColumn {
   kIdleS,
   kMfu,
   kFlopsPerStep,
-  kStepS
+  kStepS,
+  kDeviceSecondsPerInputByte
 };
 
 struct PromqlQuery {

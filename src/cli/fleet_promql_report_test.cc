@@ -61,11 +61,13 @@ TEST(PromqlQueryTest, HostAndGpuModelUseDeviceEnergyAndGroupIdle) {
 TEST(PromqlQueryTest, ByJobAddsClientMeansAndIdleResolutionScalesWithTheWindow) {
   auto q = BuildPromqlQueries("job", 604800);
   ASSERT_TRUE(q.ok());
-  ASSERT_EQ(q->size(), 8u);
+  ASSERT_EQ(q->size(), 9u);
   EXPECT_EQ((*q)[0].expr, "sum by (job_id) (increase(vigil_gpu_allocated_seconds_total[604800s]))");
   EXPECT_EQ((*q)[5].expr, "avg by (job_id) (avg_over_time(vigil_job_mfu_ratio[604800s]))");
   EXPECT_EQ((*q)[6].column, PromqlColumn::kFlopsPerStep);
   EXPECT_EQ((*q)[7].column, PromqlColumn::kStepS);
+  EXPECT_EQ((*q)[8].expr,
+            "avg by (job_id) (avg_over_time(vigil_job_device_seconds_per_input_byte[604800s]))");
   EXPECT_NE((*q)[4].expr.find("[604800s:121s]) * 121"), std::string::npos) << (*q)[4].expr;
   EXPECT_EQ(PromqlIdleResolution(60), 15);
   EXPECT_EQ(PromqlIdleResolution(5000 * 20), 20);
@@ -160,8 +162,11 @@ TEST(PromqlAssembleTest, HostRowsAddIdleAndJobRowsCarryClientMeans) {
       AssemblePromqlReport(r, {{PromqlColumn::kAllocatedS, {{"j1", 0, 3600}, {"j2", 0, 3600}}},
                                {PromqlColumn::kMfu, {{"j1", 0, 0.4}, {"ghost", 0, 0.9}}},
                                {PromqlColumn::kFlopsPerStep, {{"j1", 0, 2e12}}},
-                               {PromqlColumn::kStepS, {{"j1", 0, 0.5}}}});
+                               {PromqlColumn::kStepS, {{"j1", 0, 0.5}}},
+                               {PromqlColumn::kDeviceSecondsPerInputByte, {{"j1", 0, 3e-9}}}});
   EXPECT_DOUBLE_EQ((*Row(jobs, "j1"))["mfu_ratio"].get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ((*Row(jobs, "j1"))["device_seconds_per_input_byte"].get<double>(), 3e-9);
+  EXPECT_TRUE((*Row(jobs, "j2"))["device_seconds_per_input_byte"].is_null());
   EXPECT_DOUBLE_EQ((*Row(jobs, "j1"))["model_flops_per_second"].get<double>(), 4e12);
   EXPECT_TRUE((*Row(jobs, "j2"))["mfu_ratio"].is_null());
   EXPECT_EQ(Row(jobs, "ghost"), nullptr);  // Only jobs that held GPUs are rows.

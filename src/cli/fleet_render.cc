@@ -30,7 +30,8 @@ bool HasEfficiency(const json& reply) {
   return false;
 }
 
-// MFU as a percentage, model FLOP/s in TFLOP/s, step time in seconds; "-" when unknown.
+// MFU as a percentage, model FLOP/s in TFLOP/s, step time in seconds, device-seconds per GB of
+// input (the topline metric, from vigil_job_device_seconds_per_input_byte); "-" when unknown.
 std::vector<std::string> EfficiencyCells(const json& row) {
   auto num = [&](const char* key) -> const json* {
     return row.contains(key) && row[key].is_number() ? &row[key] : nullptr;
@@ -38,9 +39,11 @@ std::vector<std::string> EfficiencyCells(const json& row) {
   const json* mfu = num("mfu_ratio");
   const json* flops = num("model_flops_per_second");
   const json* step = num("step_seconds");
+  const json* dspib = num("device_seconds_per_input_byte");
   return {mfu ? FormatPercent(mfu->get<double>()) : "-",
           flops ? fmt::format("{:.2f}", flops->get<double>() / 1e12) : "-",
-          step ? fmt::format("{:.3f}", step->get<double>()) : "-"};
+          step ? fmt::format("{:.3f}", step->get<double>()) : "-",
+          dspib ? fmt::format("{:.4g}", dspib->get<double>() * 1e9) : "-"};
 }
 
 std::string CsvCell(const json& v) {
@@ -65,7 +68,7 @@ std::string RenderAttributionTable(const json& reply) {
                                       "IDLE",
                                       "ENERGY-KWH",
                                       "COST"};
-  if (efficiency) columns.insert(columns.end(), {"MFU", "TFLOP/S", "STEP-S"});
+  if (efficiency) columns.insert(columns.end(), {"MFU", "TFLOP/S", "STEP-S", "DEV-S/GB"});
   if (bucketed) columns.insert(columns.begin(), "BUCKET");
   TextTable table(columns);
   for (size_t i = bucketed ? 2 : 1; i < columns.size(); ++i) table.AlignRight(i);
@@ -111,7 +114,8 @@ std::string RenderAttributionCsv(const json& reply) {
                                   "idle_gpu_hours",
                                   "energy_joules",
                                   "cost"};
-  static const char* kEfficiency[] = {"mfu_ratio", "model_flops_per_second", "step_seconds"};
+  static const char* kEfficiency[] = {"mfu_ratio", "model_flops_per_second", "step_seconds",
+                                      "device_seconds_per_input_byte"};
   const bool bucketed = reply.value("bucket_s", 0) > 0;
   const bool efficiency = HasEfficiency(reply);
   std::string out = reply.value("by", "key");
@@ -168,8 +172,8 @@ std::string RenderJobsTable(const json& reply, const json& hosts) {
         window, n);
   }
   TextTable table({"JOB", "USER", "TEAM", "MODEL", "FRAMEWORK", "GPUS", "GPU-HOURS", "BUSY",
-                   "HELD-IDLE", "MFU", "TFLOP/S", "STEP-S"});
-  for (size_t i = 5; i < 12; ++i) table.AlignRight(i);
+                   "HELD-IDLE", "MFU", "TFLOP/S", "STEP-S", "DEV-S/GB"});
+  for (size_t i = 5; i < 13; ++i) table.AlignRight(i);
   for (const json& j : reply.value("jobs", json::array())) {
     std::vector<std::string> cells = {
         j.value("job_id", ""), j.value("user", ""),        j.value("team", ""),
@@ -200,6 +204,7 @@ std::string RenderJob(const json& job) {
   out += fmt::format("MFU              {}\n", eff[0]);
   out += fmt::format("model TFLOP/s    {}\n", eff[1]);
   out += fmt::format("step seconds     {}\n", eff[2]);
+  out += fmt::format("device-s per GB  {}\n", eff[3]);
   return out;
 }
 

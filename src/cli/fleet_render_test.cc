@@ -21,6 +21,7 @@ json Reply(const std::string& by) {
     row["mfu_ratio"] = 0.415;
     row["model_flops_per_second"] = 2.5e14;
     row["step_seconds"] = 0.5;
+    row["device_seconds_per_input_byte"] = 2.5e-9;
   }
   return json{
       {"by", by},     {"since", "S"}, {"until", "U"}, {"bucket_s", 0}, {"rows", json::array({row})},
@@ -35,9 +36,10 @@ TEST(FleetRenderTest, CsvKeepsTheFleetColumnsAndAddsClientMeansForJobs) {
   jobs["rows"].push_back(json{{"key", "j2"}, {"gpu_hours", 1}, {"mfu_ratio", nullptr}});
   EXPECT_EQ(RenderAttributionCsv(jobs),
             "job,gpu_hours,allocated_gpu_hours,busy_gpu_hours,held_idle_gpu_hours,"
-            "idle_gpu_hours,energy_joules,cost,mfu_ratio,model_flops_per_second,step_seconds\n"
-            "\"j,1\",0.5,0.5,0.25,0,0,90000,1.25,0.415,250000000000000,0.5\n"
-            "j2,1,0,0,0,0,0,0,,,\n");
+            "idle_gpu_hours,energy_joules,cost,mfu_ratio,model_flops_per_second,step_seconds,"
+            "device_seconds_per_input_byte\n"
+            "\"j,1\",0.5,0.5,0.25,0,0,90000,1.25,0.415,250000000000000,0.5,2.5e-09\n"
+            "j2,1,0,0,0,0,0,0,,,,\n");
 }
 
 TEST(FleetRenderTest, TableShowsMfuColumnsOnlyForJobsAndPrintsNotes) {
@@ -52,14 +54,25 @@ TEST(FleetRenderTest, TableShowsMfuColumnsOnlyForJobsAndPrintsNotes) {
   EXPECT_NE(t.find("MFU"), std::string::npos) << t;
   EXPECT_NE(t.find("41.5%"), std::string::npos) << t;
   EXPECT_NE(t.find("250.00"), std::string::npos) << t;
+  EXPECT_NE(t.find("DEV-S/GB"), std::string::npos) << t;
+  EXPECT_NE(t.find(" 2.5\n"), std::string::npos) << t;  // 2.5e-9 s per byte: 2.5 s per GB.
   EXPECT_NE(t.find("note: idle is approximate\n"), std::string::npos) << t;
 }
 
 TEST(FleetRenderTest, JobsListAndOneJob) {
-  json job{{"job_id", "4242"},  {"user", "alice"},        {"team", "llm"},
-           {"model", "llama"},  {"framework", "jax"},     {"gpus", 8},
-           {"gpu_hours", 16.0}, {"busy_gpu_hours", 12.0}, {"held_idle_gpu_hours", 1.0},
-           {"mfu_ratio", 0.38}, {"step_seconds", 1.25},   {"model_flops_per_second", nullptr}};
+  json job{{"job_id", "4242"},
+           {"user", "alice"},
+           {"team", "llm"},
+           {"model", "llama"},
+           {"framework", "jax"},
+           {"gpus", 8},
+           {"gpu_hours", 16.0},
+           {"busy_gpu_hours", 12.0},
+           {"held_idle_gpu_hours", 1.0},
+           {"mfu_ratio", 0.38},
+           {"step_seconds", 1.25},
+           {"model_flops_per_second", nullptr},
+           {"device_seconds_per_input_byte", 4e-10}};
   const std::string list = RenderJobsTable(json{{"since", "S"}, {"until", "U"}, {"jobs", {job}}});
   EXPECT_NE(list.find("FRAMEWORK"), std::string::npos) << list;
   EXPECT_NE(list.find("38.0%"), std::string::npos) << list;
@@ -67,6 +80,8 @@ TEST(FleetRenderTest, JobsListAndOneJob) {
   const std::string one = RenderJob(job);
   EXPECT_NE(one.find("MFU              38.0%"), std::string::npos) << one;
   EXPECT_NE(one.find("model TFLOP/s    -"), std::string::npos) << one;
+  EXPECT_NE(one.find("device-s per GB  0.4\n"), std::string::npos) << one;
+  EXPECT_NE(list.find("0.4"), std::string::npos) << list;
 }
 
 // An empty list says why: no host reports at all, or hosts report but ran no job in the window.

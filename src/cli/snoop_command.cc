@@ -47,6 +47,7 @@ struct SnoopFlags {
   std::string duration;  // Empty: until stopped.
   std::string leak_age = "30s";
   uint64_t event_budget = 200'000;
+  bool native_frames_only = false;
   std::string json_path;
   std::string chrome_trace_path;
   std::vector<std::string> command;
@@ -105,6 +106,7 @@ int RunSnoop(const SnoopFlags& flags) {
   options.raw_events = !flags.chrome_trace_path.empty();
   options.leak_age_seconds = static_cast<double>(*leak_age) / kNanosPerSecond;
   options.event_budget_per_second = flags.event_budget;
+  options.python_frames = !flags.native_frames_only;
   StatusOr<std::unique_ptr<snoop::SnoopSession>> started = snoop::SnoopSession::Start(options);
   if (!started.ok()) {
     std::fprintf(stderr, "vigil snoop: %s\n", started.status().ToString().c_str());
@@ -270,6 +272,8 @@ void AddSnoopCommand(CLI::App& app, CliContext& ctx) {
                   "Calls per second on the host above which calls are sampled (default 200000; "
                   "0: never)")
       ->type_name("N");
+  cmd->add_flag("--native-frames-only", flags->native_frames_only,
+                "Leave CPython frames out of stacks (a little less cost per allocation and sync)");
   cmd->add_option("--json", flags->json_path, "Write the summary as JSON to FILE ('-': stdout)")
       ->type_name("FILE");
   cmd->add_option("--chrome-trace", flags->chrome_trace_path,

@@ -122,6 +122,17 @@ std::string RenderStatus(const nlohmann::json& s) {
                   FormatValue(JsonNumber(cp, "configured_hz")), FormatValue(JsonNumber(cp, "jobs")),
                   JsonNumber(cp, "last_window_cpu") * 100, JsonNumber(cp, "cpu_budget") * 100)
             : "continuous profiling: off\n";
+    // Uploads of the job profiles to vigil-fleet (with --fleet-url).
+    const nlohmann::json& up = JsonObject(cp, "upload");
+    if (!up.empty()) {
+      out +=
+          fmt::format("  uploads to vigil-fleet: {}, {} uploaded, {} failed, {} queued, {} sent",
+                      JsonString(up, "state"), FormatValue(JsonNumber(up, "uploaded")),
+                      FormatValue(JsonNumber(up, "failed")), FormatValue(JsonNumber(up, "queued")),
+                      FormatBytes(JsonNumber(up, "bytes_sent")));
+      const std::string error = JsonString(up, "last_error");
+      out += error.empty() ? "\n" : "; last error: " + error + "\n";
+    }
   }
   // Processes registered over the IPC fabric (Kineto, libvigil_client).
   if (s.contains("registered_processes")) {

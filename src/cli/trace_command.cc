@@ -25,56 +25,15 @@
 #include "cli/format.h"
 #include "cli/reply.h"
 #include "cli/trace_cpu_profile.h"
+#include "cli/trace_host_result.h"
+#include "cli/trace_wait.h"
 
 namespace vigil {
 namespace {
 
-struct TraceCliOptions {
-  std::string job_id;
-  std::string pids = "0";
-  int64_t duration_ms = 500;
-  int64_t iterations = -1;
-  std::string log_file;
-  int64_t profile_start_time = 0;
-  int64_t profile_start_iteration_roundup = 1;
-  int process_limit = 3;
-  bool record_shapes = false, profile_memory = false, with_stacks = false, with_flops = false,
-       with_modules = false;
-  std::string hosts, hostfile, slurm_job;
-  int parallel = 64;
-  int64_t start_delay_ms = 0;
-  bool wait = false;
-  std::string wait_timeout = "10m";
-  std::string reason;
-  bool fail_on_no_process = false;
-  bool json = false;
-  std::string cpu_profile_path;  // --with-cpu-profile
-};
-
-struct ProcessOutcome {
-  int64_t pid = 0;
-  std::string state;  // vigild's state, or "triggered"/"busy" for Dynolog.
-  std::string path;
-  int64_t size_bytes = -1;
-  std::string reason;
-};
-
-struct HostTraceResult {
-  std::string host;
-  bool reached = false;
-  bool dynolog = false;  // Answered through setKinetOnDemandRequest only.
-  std::string error;
-  std::string trace_id;
-  std::string log_file;
-  std::string log_note;
-  int64_t matched = 0;
-  int64_t triggered = 0;
-  int64_t busy = 0;
-  bool done = false;
-  std::vector<ProcessOutcome> processes;
-  std::string why_nothing;              // vigild's explanation when nothing matched.
-  std::vector<std::string> registered;  // "pid (job)" of what the daemon knows.
-};
+// The key vigild adds to a setKinetOnDemandRequest reply whose log path it moved into its trace
+// root (docs/protocols.md, "setKinetOnDemandRequest").
+constexpr const char* kRewrittenLogFilesKey = "vigilRewrittenLogFiles";
 
 StatusOr<std::vector<int64_t>> ParsePids(const std::string& text) {
   std::vector<int64_t> out;
@@ -92,12 +51,16 @@ StatusOr<std::vector<int64_t>> ParsePids(const std::string& text) {
   return out;
 }
 
-// `scontrol show job -o J` -> NodeList=... expanded with our SLURM parser.
-StatusOr<std::vector<std::string>> SlurmJobHosts(const std::string& job) {
-  for (char c : job) {
-    if (!((c >= '0' && c <= '9') || c == '_')) {
-      return InvalidArgumentError("--slurm-job must be a SLURM job id");
-    }
+struct SlurmJob {
+  std::string job_id;  // JobId= (an array task's own id, as its cgroup names it).
+  std::vector<std::string> hosts;
+};
+
+// `scontrol show job -o J`: JobId= and NodeList=, the list expanded with our SLURM parser.
+StatusOr<SlurmJob> ResolveSlurmJob(const std::string& job) {
+  if (job.empty() || !std::all_of(job.begin(), job.end(),
+                                  [](char c) { return (c >= '0' && c <= '9') || c == '_'; })) {
+    return InvalidArgumentError("--slurm-job must be a SLURM job id (digits, or JOB_TASK)");
   }
   FILE* pipe = popen(("scontrol show job -o " + job + " 2>/dev/null").c_str(), "r");
   if (pipe == nullptr) {
@@ -106,23 +69,38 @@ StatusOr<std::vector<std::string>> SlurmJobHosts(const std::string& job) {
   std::string text;
   char buf[4096];
   size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) {
+  while (text.size() < (1 << 20) && (n = fread(buf, 1, sizeof(buf), pipe)) > 0) {
     text.append(buf, n);
   }
   const int rc = pclose(pipe);
   if (rc != 0 || text.empty()) {
     return UnavailableError("scontrol show job " + job + " failed (is SLURM installed here?)");
   }
-  for (std::string_view field : SplitWhitespace(text)) {
-    if (field.starts_with("NodeList=")) {
-      return ExpandHostList(field.substr(9));
+  SlurmJob out;
+  std::string nodes;
+  std::string_view line = text;
+  line = line.substr(0, line.find('\n'));  // The first job (an array lists one per task).
+  for (std::string_view field : SplitWhitespace(line)) {
+    if (field.starts_with("JobId=")) {
+      out.job_id = std::string(field.substr(6));
+    } else if (field.starts_with("NodeList=")) {
+      nodes = std::string(field.substr(9));
     }
   }
-  return NotFoundError("scontrol gave no NodeList for job " + job);
+  if (out.job_id.empty()) {
+    out.job_id = job;
+  }
+  if (nodes.empty() || nodes == "(null)") {
+    return NotFoundError(
+        fmt::format("scontrol names no nodes for SLURM job {} (pending, or finished?)", job));
+  }
+  VIGIL_ASSIGN_OR_RETURN(out.hosts, ExpandHostList(nodes));
+  return out;
 }
 
-StatusOr<std::vector<std::string>> ResolveTraceHosts(const TraceCliOptions& opts,
-                                                     const CliContext& ctx) {
+// Hosts from --hosts, --hostfile and --slurm-job (default: the global --host). --slurm-job also
+// sets the job to match, as each daemon resolves its processes' jobs (the job's cgroup).
+StatusOr<std::vector<std::string>> ResolveTraceHosts(TraceCliOptions& opts, const CliContext& ctx) {
   std::vector<std::string> hosts;
   if (!opts.hosts.empty()) {
     VIGIL_ASSIGN_OR_RETURN(hosts, ExpandHostList(opts.hosts));
@@ -132,23 +110,18 @@ StatusOr<std::vector<std::string>> ResolveTraceHosts(const TraceCliOptions& opts
     hosts.insert(hosts.end(), more.begin(), more.end());
   }
   if (!opts.slurm_job.empty()) {
-    VIGIL_ASSIGN_OR_RETURN(std::vector<std::string> more, SlurmJobHosts(opts.slurm_job));
-    hosts.insert(hosts.end(), more.begin(), more.end());
+    VIGIL_ASSIGN_OR_RETURN(SlurmJob job, ResolveSlurmJob(opts.slurm_job));
+    if (!opts.job_id.empty() && opts.job_id != job.job_id) {
+      return InvalidArgumentError(fmt::format("--job-id {} and --slurm-job {} (job {}) disagree",
+                                              opts.job_id, opts.slurm_job, job.job_id));
+    }
+    opts.job_id = job.job_id;
+    hosts.insert(hosts.end(), job.hosts.begin(), job.hosts.end());
   }
   if (hosts.empty()) {
     hosts.push_back(ctx.Target());  // The one daemon the global options name.
   }
   return hosts;
-}
-
-CliContext ContextFor(const CliContext& ctx, const std::string& host, int64_t deadline_ns) {
-  CliContext c = ctx;
-  if (host != ctx.Target()) {
-    c.host = host;
-    c.unix_socket.clear();
-  }
-  c.timeout = fmt::format("{}ns", std::max<int64_t>(deadline_ns, kNanosPerMilli));
-  return c;
 }
 
 std::string DynologConfig(const TraceCliOptions& o, const std::string& log_file) {
@@ -166,60 +139,12 @@ std::string DynologConfig(const TraceCliOptions& o, const std::string& log_file)
       o.with_modules);
 }
 
-void ReadVigilSession(const nlohmann::json& s, HostTraceResult* r) {
-  r->trace_id = JsonString(s, "trace_id");
-  r->log_file = JsonString(s, "log_file");
-  r->log_note = JsonString(s, "log_file_note");
-  r->done = s.value("done", false);
-  r->processes.clear();
-  for (const nlohmann::json& p : JsonArray(s, "processes")) {
-    r->processes.push_back(ProcessOutcome{
-        static_cast<int64_t>(JsonNumber(p, "pid")), JsonString(p, "state"), JsonString(p, "path"),
-        static_cast<int64_t>(JsonNumber(p, "size_bytes", -1)), JsonString(p, "reason")});
-  }
-  r->busy = 0;
-  for (const nlohmann::json& b : JsonArray(s, "busy")) {
-    if (JsonString(b, "held_by") != "process_limit") {
-      ++r->busy;
-    }
-  }
-}
-
 void TraceOneHost(const CliContext& ctx, const TraceCliOptions& o, const std::vector<int64_t>& pids,
                   HostTraceResult* r) {
-  nlohmann::json req{{"fn", "vigilTraceStart"},
-                     {"pids", pids},
-                     {"process_limit", o.process_limit},
-                     {"duration_ms", o.duration_ms},
-                     {"iterations", o.iterations},
-                     {"profile_start_time", o.profile_start_time},
-                     {"profile_start_iteration_roundup", o.profile_start_iteration_roundup},
-                     {"record_shapes", o.record_shapes},
-                     {"profile_memory", o.profile_memory},
-                     {"with_stacks", o.with_stacks},
-                     {"with_flops", o.with_flops},
-                     {"with_modules", o.with_modules}};
-  if (!o.job_id.empty()) {
-    req["job_id"] = o.job_id;
-  }
-  if (!o.log_file.empty()) {
-    req["log_file"] = o.log_file;
-  }
-  if (!o.reason.empty()) {
-    req["reason"] = o.reason;
-  }
-  auto reply = ctx.Call(req);
+  auto reply = ctx.Call(VigilTraceStartRequest(o, pids));
   if (reply.ok()) {
     r->reached = true;
-    ReadVigilSession(*reply, r);
-    r->matched = static_cast<int64_t>(JsonNumber(*reply, "matched"));
-    r->triggered = static_cast<int64_t>(JsonNumber(*reply, "triggered"));
-    const nlohmann::json& why = JsonObject(*reply, "why_nothing_matched");
-    r->why_nothing = JsonString(why, "reason");
-    for (const nlohmann::json& p : JsonArray(why, "registered")) {
-      r->registered.push_back(fmt::format("{} (job {})", FormatValue(JsonNumber(p, "pid")),
-                                          JsonString(p, "job_id", "?")));
-    }
+    ReadVigilStart(*reply, r);
     return;
   }
   const StatusCode code = reply.status().code();
@@ -259,14 +184,25 @@ void TraceOneHost(const CliContext& ctx, const TraceCliOptions& o, const std::ve
     return;
   }
   r->matched = static_cast<int64_t>(JsonArray(*answer, "processesMatched").size());
-  r->busy = static_cast<int64_t>(JsonNumber(*answer, "activityProfilersBusy"));
+  r->busy_count = static_cast<int64_t>(JsonNumber(*answer, "activityProfilersBusy"));
+  // A vigild answering as Dynolog says where the files really go when it moved them.
+  const nlohmann::json& moved = JsonObject(*answer, kRewrittenLogFilesKey);
+  if (!JsonString(moved, "log_file").empty()) {
+    r->log_file = JsonString(moved, "log_file");
+    r->log_note = JsonString(moved, "note");
+  }
   for (const nlohmann::json& pid : JsonArray(*answer, "activityProfilersTriggered")) {
     const int64_t p = pid.is_number() ? pid.get<int64_t>() : 0;
     std::string path = log_file;
     if (size_t at = path.find(".json"); at != std::string::npos) {
       path.replace(at, 5, fmt::format("_{}.json", p));
     }
-    r->processes.push_back(ProcessOutcome{p, "triggered", path, -1, ""});
+    for (const nlohmann::json& f : JsonArray(moved, "files")) {
+      if (f.value("pid", int64_t{-1}) == p) {
+        path = JsonString(f, "path");
+      }
+    }
+    r->processes.push_back(ProcessOutcome{p, "triggered", path, -1, "", ""});
   }
   r->triggered = static_cast<int64_t>(r->processes.size());
   if (r->matched == 0) {
@@ -274,155 +210,44 @@ void TraceOneHost(const CliContext& ctx, const TraceCliOptions& o, const std::ve
   }
 }
 
-// Runs fn(i) for every host index with at most `parallel` in flight.
-void ForEachHost(size_t count, int parallel, const std::function<void(size_t)>& fn) {
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> workers;
-  const size_t n = std::min<size_t>(count, static_cast<size_t>(std::max(parallel, 1)));
-  for (size_t w = 0; w < n; ++w) {
-    workers.emplace_back([&] {
-      for (size_t i = next++; i < count; i = next++) {
-        fn(i);
-      }
-    });
-  }
-  for (std::thread& t : workers) {
-    t.join();
-  }
-}
-
 std::vector<HostTraceResult> FanOutTrace(const CliContext& ctx, const TraceCliOptions& o,
                                          const std::vector<std::string>& hosts,
                                          const std::vector<int64_t>& pids) {
   std::vector<HostTraceResult> results(hosts.size());
-  ForEachHost(hosts.size(), o.parallel, [&](size_t i) {
+  ForEachTraceHost(hosts.size(), o.parallel, [&](size_t i) {
     results[i].host = hosts[i];
-    TraceOneHost(ContextFor(ctx, hosts[i], ctx.TimeoutNs()), o, pids, &results[i]);
+    TraceOneHost(TraceHostContext(ctx, hosts[i], ctx.TimeoutNs()), o, pids, &results[i]);
   });
   return results;
 }
 
-void WaitForTraces(const CliContext& ctx, const TraceCliOptions& o,
-                   std::vector<HostTraceResult>* results) {
-  const int64_t limit = ParseDuration(o.wait_timeout).value_or(600 * kNanosPerSecond);
-  const int64_t deadline = MonotonicNanos() + limit;
-  while (MonotonicNanos() < deadline) {
-    bool pending = false;
-    ForEachHost(results->size(), o.parallel, [&](size_t i) {
-      HostTraceResult& r = (*results)[i];
-      if (r.done || r.trace_id.empty() || !r.error.empty()) {
-        return;
-      }
-      auto s = ContextFor(ctx, r.host, ctx.TimeoutNs())
-                   .Call(nlohmann::json{{"fn", "vigilTraceStatus"}, {"trace_id", r.trace_id}});
-      if (s.ok()) {
-        ReadVigilSession(*s, &r);
-      }
-    });
-    for (const HostTraceResult& r : *results) {
-      pending |= !r.done && !r.trace_id.empty() && r.error.empty();
-    }
-    if (!pending) {
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // Poll interval, not a fix.
+// On stderr, what the request matched against and each daemon's reason, when matching nothing
+// fails the command: --wait that matched nothing anywhere, or --fail-on-no-process.
+void ReportNoMatch(const std::vector<HostTraceResult>& results, const TraceCliOptions& o) {
+  const bool none = TotalMatched(results) == 0;
+  if (!(o.wait && none) && !o.fail_on_no_process) {
+    return;
   }
-}
-
-nlohmann::json TraceResultsToJson(const std::vector<HostTraceResult>& results) {
-  nlohmann::json out = nlohmann::json::array();
+  if (none) {
+    std::fprintf(stderr, "vigil trace: no process matched %s\n",
+                 MatchedAgainst(o, results.size()).c_str());
+  }
   for (const HostTraceResult& r : results) {
-    nlohmann::json procs = nlohmann::json::array();
-    for (const ProcessOutcome& p : r.processes) {
-      procs.push_back({{"pid", p.pid},
-                       {"state", p.state},
-                       {"path", p.path},
-                       {"size_bytes", p.size_bytes},
-                       {"reason", p.reason}});
-    }
-    out.push_back({{"host", r.host},
-                   {"reached", r.reached},
-                   {"daemon", r.dynolog ? "dynolog" : "vigild"},
-                   {"error", r.error},
-                   {"trace_id", r.trace_id},
-                   {"log_file", r.log_file},
-                   {"log_file_note", r.log_note},
-                   {"matched", r.matched},
-                   {"triggered", r.triggered},
-                   {"busy", r.busy},
-                   {"done", r.done},
-                   {"why_nothing_matched", r.why_nothing},
-                   {"registered", r.registered},
-                   {"processes", procs}});
-  }
-  return out;
-}
-
-std::string RenderTraceResults(const std::vector<HostTraceResult>& results, bool waited) {
-  TextTable table({"HOST", "TRACE", "MATCHED", "PID", "STATE", "FILE / REASON"});
-  table.AlignRight(2);
-  std::string notes;
-  for (const HostTraceResult& r : results) {
-    const std::string id = r.dynolog ? "(dynolog)" : r.trace_id;
-    if (!r.error.empty()) {
-      table.AddRow({r.host, "-", "-", "-", r.reached ? "error" : "unreachable", r.error});
-      continue;
-    }
-    if (r.processes.empty()) {
-      table.AddRow({r.host, id, std::to_string(r.matched), "-", "none",
-                    r.why_nothing.empty() ? fmt::format("{} busy", r.busy) : r.why_nothing});
-      if (!r.registered.empty()) {
-        notes += fmt::format("{}: registered processes: {}\n", r.host, Join(r.registered, ", "));
-      }
-      continue;
-    }
-    for (const ProcessOutcome& p : r.processes) {
-      std::string detail = p.path;
-      if (p.size_bytes >= 0 && p.state == "written") {
-        detail += " (" + FormatBytes(static_cast<double>(p.size_bytes)) + ")";
-      }
-      if (!p.reason.empty()) {
-        detail = p.reason;
-      }
-      table.AddRow({r.host, id, std::to_string(r.matched), std::to_string(p.pid), p.state, detail});
-    }
-    if (!r.log_note.empty()) {
-      notes += fmt::format("{}: {}\n", r.host, r.log_note);
-    }
-    if (r.busy > 0) {
-      notes += fmt::format("{}: {} matching process(es) busy with another trace\n", r.host, r.busy);
+    if (r.reached && r.error.empty() && r.matched == 0) {
+      std::fprintf(stderr, "vigil trace: %s: nothing matched: %s\n", r.host.c_str(),
+                   r.why_nothing.empty() ? "the daemon gave no reason" : r.why_nothing.c_str());
     }
   }
-  std::string out = table.Render() + notes;
-  const bool any_session = std::any_of(
-      results.begin(), results.end(), [](const HostTraceResult& r) { return !r.trace_id.empty(); });
-  if (!waited && any_session) {
-    out += "follow with --wait, or the vigilTraceStatus RPC with each trace id\n";
-  }
-  return out;
-}
-
-int TraceExitCode(const std::vector<HostTraceResult>& results, const TraceCliOptions& o) {
-  bool any_reached = false;
-  bool failure = false;
-  for (const HostTraceResult& r : results) {
-    any_reached |= r.reached;
-    failure |= !r.error.empty();
-    failure |= o.fail_on_no_process && r.matched == 0;
-    for (const ProcessOutcome& p : r.processes) {
-      failure |= o.wait && p.state != "written" && p.state != "triggered";
-    }
-  }
-  if (!any_reached) {
-    return kExitUnreachable;
-  }
-  return failure ? kExitFailure : kExitOk;
 }
 
 int RunTrace(CliContext& ctx, TraceCliOptions& opts) {
   auto hosts = ResolveTraceHosts(opts, ctx);
   if (!hosts.ok()) {
     std::fprintf(stderr, "vigil trace: %s\n", hosts.status().message().c_str());
+    return kExitUsage;
+  }
+  if (opts.retry_busy && !opts.wait) {
+    std::fprintf(stderr, "vigil trace: --retry-busy waits for busy processes: give --wait too\n");
     return kExitUsage;
   }
   if (opts.iterations <= 0 && opts.duration_ms <= 0) {
@@ -478,6 +303,7 @@ int RunTrace(CliContext& ctx, TraceCliOptions& opts) {
     std::printf("%s", RenderTraceResults(results, opts.wait).c_str());
   }
   std::fputs(profile_note.c_str(), opts.json ? stderr : stdout);
+  ReportNoMatch(results, opts);
   return TraceExitCode(results, opts);
 }
 
@@ -512,12 +338,17 @@ void AddTraceCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--hosts", opts->hosts,
                   "Hosts: node[01-64,70], 127.0.0.1:[1801-1832], comma lists (default: --host)");
   cmd->add_option("--hostfile", opts->hostfile, "File with one host (or host list) per line");
-  cmd->add_option("--slurm-job", opts->slurm_job, "Trace on the nodes of this SLURM job");
+  cmd->add_option("--slurm-job", opts->slurm_job,
+                  "Trace this SLURM job's processes on its nodes (scontrol show job)");
   cmd->add_option("--parallel", opts->parallel, "Hosts contacted at once")->default_val(64);
   cmd->add_option("--start-delay-ms", opts->start_delay_ms,
                   "Synchronised start this far in the future (default 10000 for several hosts)")
       ->default_val(0);
-  cmd->add_flag("--wait", opts->wait, "Follow every trace to completion and print a table");
+  cmd->add_flag("--wait", opts->wait,
+                "Follow every trace to completion and print a table; exit 1 when nothing matched");
+  cmd->add_flag("--retry-busy", opts->retry_busy,
+                "With --wait: wait for processes busy with another trace (progress on stderr), "
+                "then trace them");
   cmd->add_option("--wait-timeout", opts->wait_timeout, "Give up waiting after this")
       ->default_val("10m");
   cmd->add_option("--reason", opts->reason, "Why this trace is taken (kept in the audit log)");

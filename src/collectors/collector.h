@@ -36,14 +36,14 @@ class Collector {
   virtual Status Collect(MetricWriter& out) = 0;
 };
 
-struct CollectorOptions;  // collector_options.h: paths, patterns, shared services.
+class CollectorContext;  // collector_context.h: paths, shared services, per-collector options.
 
 struct CollectorInfo {
   std::string_view name;  // <source>_<thing>, e.g. "proc_cpu"; the `collector` label.
   std::string_view help;  // One line for --help and docs.
   bool enabled_by_default = true;
   std::span<const MetricDesc* const> metrics;  // Every family it may emit.
-  std::unique_ptr<Collector> (*create)(const CollectorOptions& options) = nullptr;
+  std::unique_ptr<Collector> (*create)(const CollectorContext& context) = nullptr;
 };
 
 }  // namespace vigil

@@ -29,6 +29,14 @@ Labels With(Labels base, std::initializer_list<std::pair<std::string, std::strin
   return base;
 }
 
+// A pod's GPU series carry its namespace, pod and container beside job_id (only when known, so
+// hosts without Kubernetes keep their label sets).
+void AddK8sLabels(const JobLabels& job, Labels* labels) {
+  if (!job.k8s_namespace.empty()) labels->emplace_back("k8s_namespace", job.k8s_namespace);
+  if (!job.k8s_pod.empty()) labels->emplace_back("k8s_pod", job.k8s_pod);
+  if (!job.k8s_container.empty()) labels->emplace_back("k8s_container", job.k8s_container);
+}
+
 void AddIf(MetricWriter& out, const MetricDesc& desc, const std::optional<double>& v,
            const Labels& labels) {
   if (v) out.Add(desc, *v, labels);
@@ -67,11 +75,14 @@ std::string GpuCollector::Describe() const {
 JobLabels GpuCollector::ResolveJob(const GpuReading& r, size_t i) {
   if (i < r.simulated_jobs.size()) return r.simulated_jobs[i];
   JobLabels labels;
-  if (!config_.resolve) {
+  if (!config_.resolve && !config_.resolve_on_device) {
     labels.rule = "unresolved";
     return labels;
   }
-  StatusOr<JobInfo> info = config_.resolve(r.processes[i].pid);
+  const int pid = r.processes[i].pid;
+  StatusOr<JobInfo> info = config_.resolve_on_device
+                               ? config_.resolve_on_device(pid, {r.uuid, std::to_string(r.index)})
+                               : config_.resolve(pid);
   if (!info.ok()) {
     labels.rule = "unresolved";
     return labels;
@@ -82,6 +93,9 @@ JobLabels GpuCollector::ResolveJob(const GpuReading& r, size_t i) {
   labels.model = info->model;
   labels.framework = info->framework;
   labels.rule = info->rule.empty() ? "none" : info->rule;
+  labels.k8s_namespace = info->k8s_namespace;
+  labels.k8s_pod = info->k8s_pod;
+  labels.k8s_container = info->k8s_container;
   return labels;
 }
 
@@ -134,8 +148,9 @@ Status GpuCollector::Collect(MetricWriter& out) {
       const GpuProcess& p = r.processes[i];
       JobLabels job = ResolveJob(r, i);
       if (config_.watch_list && !simulated) config_.watch_list->Watch(p.pid, "gpu", unix_now);
-      out.Add(m::kProcessMemory, static_cast<double>(p.used_memory_bytes),
-              With(base, {{"pid", std::to_string(p.pid)}, {"job_id", job.job_id}}));
+      Labels process = With(base, {{"pid", std::to_string(p.pid)}, {"job_id", job.job_id}});
+      AddK8sLabels(job, &process);
+      out.Add(m::kProcessMemory, static_cast<double>(p.used_memory_bytes), process);
       jobs.insert(std::move(job));
     }
     acc.jobs.assign(jobs.begin(), jobs.end());
@@ -151,6 +166,7 @@ Status GpuCollector::Collect(MetricWriter& out) {
     Labels labels = {{"gpu_uuid", uuid}, {"job_id", job.job_id}, {"user", job.user},
                      {"team", job.team}, {"model", job.model},   {"framework", job.framework},
                      {"rule", job.rule}};
+    AddK8sLabels(job, &labels);
     if (simulated) labels.emplace_back("simulated", "true");
     out.Add(m::kAllocated, usage.allocated_s(), labels);
     out.Add(m::kBusy, usage.busy_s, labels);

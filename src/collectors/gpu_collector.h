@@ -28,6 +28,10 @@ struct GpuCollectorConfig {
   std::function<StatusOr<std::unique_ptr<GpuBackend>>()> make_backend;
   // pid -> job; empty: no attribution (rule "unresolved").
   std::function<StatusOr<JobInfo>(int pid)> resolve;
+  // pid on a GPU -> job, with the GPU's device ids (UUID, index) for the Kubernetes pod that
+  // holds it; used instead of `resolve` when set.
+  std::function<StatusOr<JobInfo>(int pid, const std::vector<std::string>& device_ids)>
+      resolve_on_device;
   std::shared_ptr<WatchList> watch_list;  // May be null.
   std::function<int64_t()> monotonic_ns;  // Default: MonotonicNanos.
   std::function<int64_t()> unix_ns;       // Default: UnixNanos.

@@ -7,7 +7,7 @@
 
 #include "base/strings.h"
 #include "collectors/cgroup/cgroup_layout.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 
 namespace vigil {
 namespace {
@@ -77,11 +77,9 @@ constexpr const MetricDesc* kMetrics[] = {
     &kMultiplexRatio, &kPmuInfo,      &kUnavailable,
 };
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  PerfPmuCollector::Options o;
-  o.paths = options.paths;
-  o.events = options.pmu_events;
-  o.cgroups = options.pmu_cgroups;
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  PerfPmuCollector::Options o = context.OptionsFor<PerfPmuCollector::Options>();
+  o.paths = context.paths;
   return std::make_unique<PerfPmuCollector>(std::move(o));
 }
 

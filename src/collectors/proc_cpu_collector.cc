@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "base/strings.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/proc_parse.h"
 
 namespace vigil {
@@ -38,8 +38,8 @@ constexpr const MetricDesc* kMetrics[] = {&kCpuSeconds,   &kCpuUtilization, &kCo
                                           &kInterrupts,   &kForks,          &kProcsRunning,
                                           &kProcsBlocked, &kBootTime};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<ProcCpuCollector>(options.paths);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<ProcCpuCollector>(context.paths);
 }
 
 std::string CpuLabel(int cpu) { return cpu < 0 ? std::string("all") : std::to_string(cpu); }

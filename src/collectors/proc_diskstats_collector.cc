@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "base/strings.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/proc_parse.h"
 
 namespace vigil {
@@ -45,8 +45,9 @@ constexpr const MetricDesc* kMetrics[] = {
     &kReads,      &kReadBytes, &kReadTime,       &kWrites,   &kWrittenBytes,   &kWriteTime,
     &kInProgress, &kIoTime,    &kIoTimeWeighted, &kDiscards, &kDiscardedBytes, &kFlushes};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<ProcDiskstatsCollector>(options.paths);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<ProcDiskstatsCollector>(context.paths,
+                                                  context.OptionsFor<ProcDiskstatsOptions>());
 }
 
 // Which field feeds which family, and the scale to base units.

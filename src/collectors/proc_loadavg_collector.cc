@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "base/strings.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/proc_parse.h"
 
 namespace vigil {
@@ -22,8 +22,8 @@ constexpr MetricDesc kTasks{"vigil_host_tasks", "Scheduling entities (processes 
                             MetricKind::kGauge, ""};
 constexpr const MetricDesc* kMetrics[] = {&kLoad1, &kLoad5, &kLoad15, &kRunnable, &kTasks};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<ProcLoadavgCollector>(options.paths);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<ProcLoadavgCollector>(context.paths);
 }
 
 }  // namespace

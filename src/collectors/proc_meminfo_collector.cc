@@ -7,7 +7,7 @@
 
 #include "base/logging.h"
 #include "base/strings.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/proc_parse.h"
 
 namespace vigil {
@@ -54,13 +54,41 @@ constexpr MetricDesc kNumaUsed{"vigil_host_numa_memory_used_bytes",
                                "Used memory of a NUMA node (total minus free).", MetricKind::kGauge,
                                "bytes"};
 
-constexpr const MetricDesc* kMetrics[] = {
-    &kMemTotal,      &kMemFree,      &kMemAvailable, &kMemUsed,   &kBuffers,  &kCached,
-    &kDirty,         &kWriteback,    &kShmem,        &kSwapTotal, &kSwapFree, &kHugePages,
-    &kHugePagesFree, &kHugePageSize, &kNumaTotal,    &kNumaFree,  &kNumaUsed};
+constexpr MetricDesc kOtherField{
+    "vigil_host_meminfo_bytes",
+    "Every other /proc/meminfo field given in kB (field is the kernel's name, Active(anon) as "
+    "Active_anon).",
+    MetricKind::kGauge, "bytes"};
+constexpr MetricDesc kHugePagesReserved{"vigil_host_hugepages_reserved",
+                                        "Huge pages promised to mappings but not yet faulted in.",
+                                        MetricKind::kGauge, ""};
+constexpr MetricDesc kHugePagesSurplus{"vigil_host_hugepages_surplus",
+                                       "Huge pages allocated beyond the pool's configured size.",
+                                       MetricKind::kGauge, ""};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<ProcMeminfoCollector>(options.paths);
+constexpr const MetricDesc* kMetrics[] = {&kMemTotal,
+                                          &kMemFree,
+                                          &kMemAvailable,
+                                          &kMemUsed,
+                                          &kBuffers,
+                                          &kCached,
+                                          &kDirty,
+                                          &kWriteback,
+                                          &kShmem,
+                                          &kSwapTotal,
+                                          &kSwapFree,
+                                          &kHugePages,
+                                          &kHugePagesFree,
+                                          &kHugePageSize,
+                                          &kNumaTotal,
+                                          &kNumaFree,
+                                          &kNumaUsed,
+                                          &kOtherField,
+                                          &kHugePagesReserved,
+                                          &kHugePagesSurplus};
+
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<ProcMeminfoCollector>(context.paths);
 }
 
 using Meminfo = ProcMeminfoCollector::Meminfo;
@@ -135,6 +163,45 @@ StatusOr<Meminfo> ParseLines(std::string_view text, int skip_fields, std::string
     return DataLossError(std::string(what) + ": MemTotal or MemFree missing");
   }
   return m;
+}
+
+// Writes the fields not exported under a name of their own (node_exporter exports them all).
+Status AddOtherFields(std::string_view text, MetricWriter& out) {
+  Status result;
+  Meminfo unused;
+  std::string_view line;
+  while (NextLine(&text, &line)) {
+    std::string_view key, value, unit;
+    if (!NextField(&line, &key) || !key.ends_with(':') || !NextField(&line, &value)) {
+      continue;
+    }
+    key.remove_suffix(1);
+    // SReclaimable is read only to compute used memory: it has no family of its own.
+    if (FieldFor(&unused, key) != nullptr && key != "SReclaimable") {
+      continue;
+    }
+    StatusOr<uint64_t> v = ParseCounterField(value, "meminfo");
+    if (!v.ok()) {
+      result = v.status();
+      continue;
+    }
+    if (NextField(&line, &unit) && unit == "kB") {
+      std::string field;
+      for (char c : key) {
+        if (c == '(') {
+          field.push_back('_');
+        } else if (c != ')') {
+          field.push_back(c);
+        }
+      }
+      out.Add(kOtherField, static_cast<double>(*v) * 1024, {{"field", SanitizeForLog(field, 64)}});
+    } else if (key == "HugePages_Rsvd") {
+      out.Add(kHugePagesReserved, static_cast<double>(*v));
+    } else if (key == "HugePages_Surp") {
+      out.Add(kHugePagesSurplus, static_cast<double>(*v));
+    }
+  }
+  return result;
 }
 
 }  // namespace
@@ -214,7 +281,9 @@ Status ProcMeminfoCollector::Collect(MetricWriter& out) {
       out.Add(*desc, static_cast<double>(*value));
     }
   }
-  return CollectNuma(out);
+  Status others = AddOtherFields(buf_, out);
+  Status numa = CollectNuma(out);
+  return others.ok() ? numa : others.WithContext(path);
 }
 
 Status ProcMeminfoCollector::CollectNuma(MetricWriter& out) {

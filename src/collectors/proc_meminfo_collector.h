@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// proc_meminfo: memory and swap usage from <proc>/meminfo, in bytes, plus per-NUMA-node totals
+// proc_meminfo: memory and swap usage from <proc>/meminfo, in bytes (the main fields under names
+// of their own, every other kB field as vigil_host_meminfo_bytes{field}), plus per-NUMA-node totals
 // from <sys>/devices/system/node/node*/meminfo where the host has them (no node directory: no
 // NUMA samples, not an error). Stateless apart from a reused read buffer; owned by the daemon's
 // collection sequence. A missing <proc>/meminfo is NotFound (absent); a malformed one DataLoss.

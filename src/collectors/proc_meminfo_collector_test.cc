@@ -39,6 +39,24 @@ TEST(ProcMeminfoCollectorTest, ReadsCapturedDebianVm) {
             1711448 * kKiB);
 }
 
+TEST(ProcMeminfoCollectorTest, EveryOtherFieldIsExportedByName) {
+  ProcMeminfoCollector collector(FixturePaths("debian12_vm"));
+
+  auto r = CollectOnce(collector);
+
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  const auto& b = r.batch;
+  EXPECT_EQ(FindValue(b, "vigil_host_meminfo_bytes", {{"field", "Active_anon"}}), 1664 * kKiB);
+  EXPECT_EQ(FindValue(b, "vigil_host_meminfo_bytes", {{"field", "Committed_AS"}}), 709208 * kKiB);
+  EXPECT_EQ(FindValue(b, "vigil_host_meminfo_bytes", {{"field", "VmallocTotal"}}),
+            34359738367.0 * kKiB);
+  EXPECT_EQ(FindValue(b, "vigil_host_meminfo_bytes", {{"field", "SReclaimable"}}), 68944 * kKiB);
+  EXPECT_EQ(FindValue(b, "vigil_host_hugepages_reserved"), 0);
+  // Fields with a family of their own are not repeated.
+  EXPECT_FALSE(FindValue(b, "vigil_host_meminfo_bytes", {{"field", "MemFree"}}));
+  EXPECT_FALSE(FindValue(b, "vigil_host_meminfo_bytes", {{"field", "Hugepagesize"}}));
+}
+
 TEST(ProcMeminfoCollectorTest, ReadsTwoNumaNodes) {
   ProcMeminfoCollector collector(FixturePaths("cgroupv2_numa_ib_host"));
 

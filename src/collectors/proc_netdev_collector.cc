@@ -4,7 +4,7 @@
 #include <span>
 
 #include "base/strings.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/proc_parse.h"
 
 namespace vigil {
@@ -26,6 +26,29 @@ constexpr MetricDesc kTxErrors{"vigil_host_network_transmit_errors_total", "Tran
                                MetricKind::kCounter, ""};
 constexpr MetricDesc kTxDrops{"vigil_host_network_transmit_drops_total",
                               "Packets dropped on transmit.", MetricKind::kCounter, ""};
+
+// The less common /proc/net/dev columns (node_exporter exports them all).
+constexpr MetricDesc kRxFifo{"vigil_host_network_receive_fifo_errors_total",
+                             "Receive FIFO (ring buffer) overruns.", MetricKind::kCounter, ""};
+constexpr MetricDesc kRxFrame{"vigil_host_network_receive_frame_errors_total",
+                              "Received frames with alignment or CRC errors.", MetricKind::kCounter,
+                              ""};
+constexpr MetricDesc kRxCompressed{"vigil_host_network_receive_compressed_packets_total",
+                                   "Compressed packets received (PPP, SLIP).", MetricKind::kCounter,
+                                   ""};
+constexpr MetricDesc kRxMulticast{"vigil_host_network_receive_multicast_packets_total",
+                                  "Multicast packets received.", MetricKind::kCounter, ""};
+constexpr MetricDesc kTxFifo{"vigil_host_network_transmit_fifo_errors_total",
+                             "Transmit FIFO underruns.", MetricKind::kCounter, ""};
+constexpr MetricDesc kTxCollisions{"vigil_host_network_transmit_collisions_total",
+                                   "Collisions detected while transmitting.", MetricKind::kCounter,
+                                   ""};
+constexpr MetricDesc kTxCarrier{"vigil_host_network_transmit_carrier_errors_total",
+                                "Transmit errors from a lost or bad carrier.", MetricKind::kCounter,
+                                ""};
+constexpr MetricDesc kTxCompressed{"vigil_host_network_transmit_compressed_packets_total",
+                                   "Compressed packets transmitted (PPP, SLIP).",
+                                   MetricKind::kCounter, ""};
 
 constexpr MetricDesc kTcpActiveOpens{"vigil_host_tcp_active_opens_total",
                                      "TCP connections opened by this host (connect).",
@@ -56,17 +79,22 @@ constexpr MetricDesc kTcpListenDrops{"vigil_host_tcp_listen_drops_total",
                                      MetricKind::kCounter, ""};
 
 constexpr const MetricDesc* kMetrics[] = {
-    &kRxBytes,        &kRxPackets,          &kRxErrors,      &kRxDrops,        &kTxBytes,
-    &kTxPackets,      &kTxErrors,           &kTxDrops,       &kTcpActiveOpens, &kTcpPassiveOpens,
-    &kTcpEstabResets, &kTcpCurrEstab,       &kTcpInSegs,     &kTcpOutSegs,     &kTcpRetransSegs,
-    &kTcpOutRsts,     &kTcpListenOverflows, &kTcpListenDrops};
+    &kRxBytes,        &kRxPackets,          &kRxErrors,       &kRxDrops,        &kTxBytes,
+    &kTxPackets,      &kTxErrors,           &kTxDrops,        &kTcpActiveOpens, &kTcpPassiveOpens,
+    &kTcpEstabResets, &kTcpCurrEstab,       &kTcpInSegs,      &kTcpOutSegs,     &kTcpRetransSegs,
+    &kTcpOutRsts,     &kTcpListenOverflows, &kTcpListenDrops, &kRxFifo,         &kRxFrame,
+    &kRxCompressed,   &kRxMulticast,        &kTxFifo,         &kTxCollisions,   &kTxCarrier,
+    &kTxCompressed};
 
 struct Column {
   const MetricDesc* desc;
   int index;
 };
-constexpr Column kColumns[] = {{&kRxBytes, 0}, {&kRxPackets, 1}, {&kRxErrors, 2},  {&kRxDrops, 3},
-                               {&kTxBytes, 8}, {&kTxPackets, 9}, {&kTxErrors, 10}, {&kTxDrops, 11}};
+constexpr Column kColumns[] = {
+    {&kRxBytes, 0}, {&kRxPackets, 1},     {&kRxErrors, 2},     {&kRxDrops, 3},
+    {&kRxFifo, 4},  {&kRxFrame, 5},       {&kRxCompressed, 6}, {&kRxMulticast, 7},
+    {&kTxBytes, 8}, {&kTxPackets, 9},     {&kTxErrors, 10},    {&kTxDrops, 11},
+    {&kTxFifo, 12}, {&kTxCollisions, 13}, {&kTxCarrier, 14},   {&kTxCompressed, 15}};
 
 struct SnmpField {
   std::string_view name;
@@ -80,8 +108,9 @@ constexpr SnmpField kTcpFields[] = {
 constexpr SnmpField kTcpExtFields[] = {{"ListenOverflows", &kTcpListenOverflows},
                                        {"ListenDrops", &kTcpListenDrops}};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<ProcNetdevCollector>(options.paths);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<ProcNetdevCollector>(context.paths,
+                                               context.OptionsFor<ProcNetdevOptions>());
 }
 
 void AddSnmp(const ProcNetdevCollector::Pairs& pairs, std::span<const SnmpField> fields,

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// proc_netdev: per interface receive/transmit bytes, packets, errors and drops from
-// <proc>/net/dev, and host TCP counters (segments, retransmissions, resets, opens, listen-queue
-// overflows) from <proc>/net/snmp and <proc>/net/netstat. Interfaces matching
-// `interface_exclude` (ECMAScript regex, default "^lo$") are skipped. InfiniBand port counters
-// are a separate collector (sys_infiniband). Owned by the daemon's collection sequence.
-// No <proc>/net/dev: NotFound (absent). A missing net/snmp or net/netstat keeps the interface
-// samples and returns that error; a malformed file is DataLoss.
+// proc_netdev: per interface receive/transmit bytes, packets, errors, drops and the rarer
+// columns (FIFO, frame, carrier errors, collisions, compressed, multicast) from <proc>/net/dev,
+// and host TCP counters (segments, retransmissions, resets, opens, listen-queue overflows) from
+// <proc>/net/snmp and <proc>/net/netstat. Interfaces matching `interface_exclude` (ECMAScript
+// regex, default "^lo$") are skipped. InfiniBand port counters are a separate collector
+// (sys_infiniband). Owned by the daemon's collection sequence. No <proc>/net/dev: NotFound
+// (absent). A missing net/snmp or net/netstat keeps the interface samples and returns that error; a
+// malformed file is DataLoss.
 #pragma once
 
 #include <array>

@@ -79,6 +79,41 @@ TEST(ProcNetdevCollectorTest, ReadsOldLineWithoutSpaceAfterColon) {
   EXPECT_EQ(FindValue(r.batch, "vigil_host_tcp_listen_drops_total"), 2);
 }
 
+TEST(ProcNetdevCollectorTest, EachOfTheSixteenColumnsLandsInItsFamily) {
+  ScratchTree tree;
+  tree.Write("proc/net/dev",
+             std::string(kHeader) + "  eth0: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n");
+  tree.Write("proc/net/snmp", "Tcp: ActiveOpens\nTcp: 1\n");
+  tree.Write("proc/net/netstat", "TcpExt: ListenDrops\nTcpExt: 0\n");
+  ProcNetdevCollector collector(tree.paths());
+
+  auto r = CollectOnce(collector);
+
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  const Labels eth0 = {{"interface", "eth0"}};
+  const char* families[] = {"receive_bytes",
+                            "receive_packets",
+                            "receive_errors",
+                            "receive_drops",
+                            "receive_fifo_errors",
+                            "receive_frame_errors",
+                            "receive_compressed_packets",
+                            "receive_multicast_packets",
+                            "transmit_bytes",
+                            "transmit_packets",
+                            "transmit_errors",
+                            "transmit_drops",
+                            "transmit_fifo_errors",
+                            "transmit_collisions",
+                            "transmit_carrier_errors",
+                            "transmit_compressed_packets"};
+  for (int i = 0; i < 16; ++i) {
+    EXPECT_EQ(FindValue(r.batch, std::string("vigil_host_network_") + families[i] + "_total", eth0),
+              i + 1)
+        << families[i];
+  }
+}
+
 TEST(ProcNetdevCollectorTest, EmptyExcludeKeepsLoopback) {
   ProcNetdevCollector collector(FixturePaths("old_kernel_4x"),
                                 ProcNetdevOptions{.interface_exclude = ""});

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "base/status.h"
@@ -23,6 +24,21 @@ StatusOr<uint64_t> ParseCounterField(std::string_view field, std::string_view wh
 StatusOr<double> ParseDecimalField(std::string_view field, std::string_view what);
 // USER_HZ of this host: sysconf(_SC_CLK_TCK), or kDefaultUserHz when unavailable.
 double HostUserHz();
+// This host's page size: sysconf(_SC_PAGESIZE), or 4096 when unavailable.
+double HostPageSize();
+// Reads "name value" lines (vmstat, snmp6, sockstat-like key files): for each line whose first
+// field is one of `names`, stores its second field in values[index]; other lines are skipped.
+// `found` gets bit i set for names[i] found (so a field absent on an older kernel stays unset).
+// DataLoss naming `what` on a matched line without a number. Allocates nothing.
+Status ParseNamedCounters(std::string_view text, std::span<const std::string_view> names,
+                          std::span<uint64_t> values, uint64_t* found, std::string_view what);
+// Reads the `section` ("Tcp", "IpExt") of a net/snmp or net/netstat file: a "Section: names"
+// line followed by a "Section: values" line. For each of `names` found, stores its value in
+// values[i] and sets bit i of `found`. A missing section leaves `found` 0. DataLoss when the two
+// lines disagree or a value is not a number. Allocates nothing.
+Status ParseSnmpFields(std::string_view text, std::string_view section,
+                       std::span<const std::string_view> names, std::span<int64_t> values,
+                       uint64_t* found);
 // The value of "key=value" when `field` starts with `key` and '='; empty optional-like view
 // (data()==nullptr) otherwise.
 std::string_view ValueAfterKey(std::string_view field, std::string_view key);

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "base/strings.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/proc_parse.h"
 
 namespace vigil {
@@ -29,8 +29,8 @@ constexpr const MetricDesc* kMetrics[] = {&kWaitingSeconds, &kStalledSeconds, &k
                                           &kStalledRatio};
 constexpr std::array<std::string_view, 3> kResources = {"cpu", "memory", "io"};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<ProcPressureCollector>(options.paths);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<ProcPressureCollector>(context.paths);
 }
 
 // "avg10=0.12 avg60=0.00 avg300=0.00 total=12345"

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "base/strings.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/deadline_statfs.h"
 
 namespace vigil {
@@ -37,8 +37,9 @@ constexpr MetricDesc kDeviceError{"vigil_host_filesystem_device_error",
 constexpr const MetricDesc* kMetrics[] = {&kSize,   &kFree,       &kAvail,    &kUsed,
                                           &kInodes, &kInodesFree, &kReadOnly, &kDeviceError};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<StatvfsFilesystemCollector>(options.paths);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<StatvfsFilesystemCollector>(
+      context.paths, context.OptionsFor<StatvfsFilesystemOptions>());
 }
 
 // The kernel escapes space, tab, newline and backslash in mount paths as \ooo (fs/proc_namespace.c

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/sys_infiniband_collector.h"
 
-#include <algorithm>
 #include <utility>
-#include <vector>
 
 #include "base/strings.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 #include "collectors/proc_parse.h"
 
 namespace vigil {
@@ -38,10 +36,26 @@ constexpr MetricDesc kState{"vigil_host_infiniband_port_state",
                             MetricKind::kGauge, ""};
 constexpr MetricDesc kRate{"vigil_host_infiniband_port_rate_bytes_per_second",
                            "Negotiated link rate.", MetricKind::kGauge, "bytes_per_second"};
-constexpr const MetricDesc* kMetrics[] = {&kTxBytes,  &kRxBytes,    &kTxPackets,    &kRxPackets,
-                                          &kRxErrors, &kTxDiscards, &kSymbolErrors, &kLinkDowned,
-                                          &kState,    &kRate};
-
+constexpr MetricDesc kPhysState{"vigil_host_infiniband_port_physical_state",
+                                "Physical port state: 2 polling, 3 disabled, 5 link up, ...",
+                                MetricKind::kGauge, ""};
+constexpr MetricDesc kPortCounter{"vigil_host_infiniband_port_counter_total",
+                                  "Other IBTA port counter (label counter: the counters/ file).",
+                                  MetricKind::kCounter, ""};
+constexpr MetricDesc kHwCounter{"vigil_host_infiniband_hw_counter_total",
+                                "Driver port counter (label counter: the hw_counters/ file).",
+                                MetricKind::kCounter, ""};
+constexpr MetricDesc kDeviceHwCounter{
+    "vigil_host_infiniband_device_hw_counter_total",
+    "Driver device-wide counter (label counter: the device's hw_counters/ file).",
+    MetricKind::kCounter, ""};
+constexpr MetricDesc kAdapterInfo{"vigil_host_infiniband_info",
+                                  "Adapter board_id, fw_ver (firmware_version) and hca_type; 1.",
+                                  MetricKind::kGauge, "info"};
+constexpr const MetricDesc* kMetrics[] = {
+    &kTxBytes,    &kRxBytes,      &kTxPackets,  &kRxPackets,       &kRxErrors,
+    &kTxDiscards, &kSymbolErrors, &kLinkDowned, &kState,           &kRate,
+    &kPhysState,  &kPortCounter,  &kHwCounter,  &kDeviceHwCounter, &kAdapterInfo};
 struct CounterFile {
   std::string_view file;
   const MetricDesc* desc;
@@ -54,18 +68,8 @@ constexpr CounterFile kCounters[] = {
     {"symbol_error", &kSymbolErrors, 1},   {"link_downed", &kLinkDowned, 1},
 };
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<SysInfinibandCollector>(options.paths);
-}
-
-std::vector<std::string> SortedDir(const std::string& path, Status* error) {
-  StatusOr<std::vector<std::string>> names = ListDir(path);
-  if (!names.ok()) {
-    *error = names.status();
-    return {};
-  }
-  std::sort(names->begin(), names->end());
-  return std::move(*names);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<SysInfinibandCollector>(context.paths);
 }
 
 }  // namespace
@@ -78,7 +82,8 @@ const CollectorInfo SysInfinibandCollector::kInfo = {
     .create = &Create,
 };
 
-SysInfinibandCollector::SysInfinibandCollector(HostPaths paths) : paths_(std::move(paths)) {}
+SysInfinibandCollector::SysInfinibandCollector(HostPaths paths, int rescan_every)
+    : paths_(std::move(paths)), schedule_(rescan_every) {}
 
 StatusOr<int> SysInfinibandCollector::ParseState(std::string_view text) {
   text = Trim(text);
@@ -103,55 +108,118 @@ StatusOr<double> SysInfinibandCollector::ParseRate(std::string_view text) {
   return gbits * 1e9 / 8;
 }
 
-Status SysInfinibandCollector::Collect(MetricWriter& out) {
+Status SysInfinibandCollector::Rescan() {
+  reader_.CloseKept();  // Nothing from the old listing stays open.
+  plan_.clear();
+  ports_.clear();
+  info_.clear();
   const std::string root = paths_.Sys("class/infiniband");
   if (!IsDirectory(root)) {
     return NotFoundError(root + ": no InfiniBand devices");
   }
   Status error;
-  for (const std::string& device : SortedDir(root, &error)) {
-    for (const std::string& port : SortedDir(JoinPath(root, device + "/ports"), &error)) {
-      Status s = CollectPort(device, port, out);
-      if (!s.ok() && error.ok()) {
-        error = s;
-      }
+  for (const std::string& device : ListSorted(root, "", &error)) {
+    const std::string dir = JoinPath(root, device);
+    Labels info = {{"device", device}};
+    constexpr std::pair<std::string_view, std::string_view> kInfoFiles[] = {
+        {"board_id", "board_id"}, {"fw_ver", "firmware_version"}, {"hca_type", "hca_type"}};
+    for (const auto& [file, label] : kInfoFiles) {
+      StatusOr<std::string_view> text = reader_.Read(JoinPath(dir, file));
+      info.emplace_back(label, text.ok() ? std::string(*text) : "");
+    }
+    info_.push_back({std::move(info)});
+    PlanHwCounters(JoinPath(dir, "hw_counters"), {{"device", device}}, kDeviceHwCounter);
+    for (const std::string& port : ListSorted(JoinPath(dir, "ports"), "", &error)) {
+      PlanPort(device, port);
     }
   }
   // Devices were found, so anything missing below them is a failure, not "absent".
   return IsAbsent(error) ? DataLossError(error.message()) : error;
 }
 
-Status SysInfinibandCollector::CollectPort(const std::string& device, const std::string& port,
-                                           MetricWriter& out) {
+void SysInfinibandCollector::PlanPort(const std::string& device, const std::string& port) {
   const std::string dir = paths_.Sys("class/infiniband/" + device + "/ports/" + port);
   const Labels labels = {{"device", device}, {"port", port}};
-  Status error;
-  for (const CounterFile& c : kCounters) {
-    const std::string path = JoinPath(dir, "counters/" + std::string(c.file));
-    if (!ReadFileInto(path, &buf_).ok()) {
-      continue;  // Not every driver (or virtual function) provides every counter.
+  ports_.push_back({dir, labels});
+  Status ignored;  // EFA ports have no counters/; most drivers have no hw_counters/.
+  for (const std::string& file : ListSorted(JoinPath(dir, "counters"), "", &ignored)) {
+    const std::string path = JoinPath(dir, "counters/" + file);
+    bool named = false;
+    for (const CounterFile& c : kCounters) {
+      if (c.file == file) {
+        plan_.push_back({path, c.desc, c.scale, labels});
+        named = true;
+      }
     }
-    StatusOr<uint64_t> v = ParseCounterField(Trim(buf_), c.file);
-    if (!v.ok()) {
-      error = v.status().WithContext(path);
+    if (!named) {
+      Labels with = labels;
+      with.emplace_back("counter", file);
+      plan_.push_back({path, &kPortCounter, 1, std::move(with)});
+    }
+  }
+  PlanHwCounters(JoinPath(dir, "hw_counters"), labels, kHwCounter);
+}
+
+void SysInfinibandCollector::PlanHwCounters(const std::string& dir, const Labels& labels,
+                                            const MetricDesc& desc) {
+  Status ignored;
+  for (const std::string& file : ListSorted(dir, "", &ignored)) {
+    if (file == "lifespan") {
+      continue;  // Milliseconds between counter refreshes, a setting.
+    }
+    Labels with = labels;
+    with.emplace_back("counter", file);
+    plan_.push_back({JoinPath(dir, file), &desc, 1, std::move(with)});
+  }
+}
+
+Status SysInfinibandCollector::Collect(MetricWriter& out) {
+  Status scan;
+  if (schedule_.Due()) {
+    scan = Rescan();
+    if (!scan.ok()) {
+      schedule_.Invalidate();
+    }
+    if (IsAbsent(scan)) {
+      return scan;
+    }
+  }
+  for (const Info& i : info_) {
+    out.Add(kAdapterInfo, 1, i.labels);
+  }
+  Status error = EmitPlanned(plan_, reader_, schedule_, out);
+  for (const Port& p : ports_) {
+    Status s = CollectPortState(p, out);
+    if (!s.ok() && error.ok()) {
+      error = s;
+    }
+  }
+  return scan.ok() ? error : scan;
+}
+
+Status SysInfinibandCollector::CollectPortState(const Port& port, MetricWriter& out) {
+  Status error;
+  constexpr std::pair<std::string_view, const MetricDesc*> kStates[] = {
+      {"state", &kState}, {"phys_state", &kPhysState}};
+  for (const auto& [file, desc] : kStates) {
+    const std::string path = JoinPath(port.dir, file);
+    StatusOr<std::string_view> text = reader_.Read(path);
+    if (!text.ok()) {
       continue;
     }
-    out.Add(*c.desc, static_cast<double>(*v) * c.scale, labels);
-  }
-  const std::string state_path = JoinPath(dir, "state");
-  if (ReadFileInto(state_path, &buf_).ok()) {
-    StatusOr<int> state = ParseState(buf_);
+    StatusOr<int> state = ParseState(*text);
     if (state.ok()) {
-      out.Add(kState, *state, labels);
+      out.Add(*desc, *state, port.labels);
     } else {
-      error = state.status().WithContext(state_path);
+      error = state.status().WithContext(path);
     }
   }
-  const std::string rate_path = JoinPath(dir, "rate");
-  if (ReadFileInto(rate_path, &buf_).ok()) {
-    StatusOr<double> rate = ParseRate(buf_);
+  const std::string rate_path = JoinPath(port.dir, "rate");
+  StatusOr<std::string_view> rate_text = reader_.Read(rate_path);
+  if (rate_text.ok()) {
+    StatusOr<double> rate = ParseRate(*rate_text);
     if (rate.ok()) {
-      out.Add(kRate, *rate, labels);
+      out.Add(kRate, *rate, port.labels);
     } else {
       error = rate.status().WithContext(rate_path);
     }

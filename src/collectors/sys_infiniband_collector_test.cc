@@ -90,3 +90,65 @@ TEST(SysInfinibandCollectorTest, DeviceWithoutPortsIsAFailureNotAbsent) {
 
 }  // namespace
 }  // namespace vigil
+
+namespace vigil {
+namespace {
+
+using testing::CollectOnce;
+using testing::CountSamples;
+using testing::FindValue;
+using testing::FixturePaths;
+using testing::MustFind;
+
+TEST(SysInfinibandCollectorTest, ReadsRoceHwCountersAndEfa) {
+  SysInfinibandCollector collector(FixturePaths("gpu_node_hw"));
+
+  auto r = CollectOnce(collector);
+
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  const auto& b = r.batch;
+  const Labels mlx = {{"device", "mlx5_1"}, {"port", "1"}};
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_transmit_bytes_total", mlx), 10000);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_port_rate_bytes_per_second", mlx), 50e9);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_port_physical_state", mlx), 5);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_port_counter_total",
+                     {{"device", "mlx5_1"}, {"counter", "port_xmit_wait"}}),
+            1500);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_port_counter_total",
+                     {{"device", "mlx5_1"}, {"counter", "VL15_dropped"}}),
+            0);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_hw_counter_total",
+                     {{"device", "mlx5_1"}, {"port", "1"}, {"counter", "out_of_buffer"}}),
+            17);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_hw_counter_total",
+                     {{"device", "mlx5_1"}, {"counter", "np_cnp_sent"}}),
+            120);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_device_hw_counter_total",
+                     {{"device", "mlx5_1"}, {"counter", "rx_write_requests"}}),
+            4096);
+  EXPECT_EQ(FindValue(b, "vigil_host_infiniband_hw_counter_total", {{"counter", "lifespan"}}),
+            std::nullopt);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_info",
+                     {{"device", "mlx5_1"},
+                      {"board_id", "MT_0000000838"},
+                      {"firmware_version", "28.39.1002"},
+                      {"hca_type", "MT4129"}}),
+            1);
+  // EFA: no IBTA counters/, everything in hw_counters/.
+  const Labels efa = {{"device", "efa_0"}, {"port", "1"}};
+  EXPECT_EQ(FindValue(b, "vigil_host_infiniband_transmit_bytes_total", efa), std::nullopt);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_hw_counter_total",
+                     {{"device", "efa_0"}, {"counter", "rdma_write_bytes"}}),
+            2097152);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_hw_counter_total",
+                     {{"device", "efa_0"}, {"counter", "rx_drops"}}),
+            1);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_device_hw_counter_total",
+                     {{"device", "efa_0"}, {"counter", "submitted_cmds"}}),
+            42);
+  EXPECT_EQ(MustFind(b, "vigil_host_infiniband_port_state", efa), 4);
+  EXPECT_EQ(CountSamples(b, "vigil_host_infiniband_hw_counter_total"), 7u + 7u);
+}
+
+}  // namespace
+}  // namespace vigil

@@ -10,8 +10,8 @@
 #include "base/file_util.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "base/version.h"
 #include "daemon/api_time.h"
-#include "daemon/self_collector.h"
 #include "daemon/series_json.h"
 #include "metrics/prometheus_text.h"
 
@@ -104,6 +104,10 @@ nlohmann::json StatusFor(const DaemonView& view, const CallerInfo& caller) {
 
 std::vector<std::string> ReducedFeatures(const DaemonView& view) {
   std::vector<std::string> out = view.static_reduced_features;
+  if (view.resolver) {
+    // Job attribution degraded to cgroup paths (kubelet socket missing, scontrol absent).
+    for (std::string& line : view.resolver->Degradations()) out.push_back(std::move(line));
+  }
   if (view.scheduler != nullptr) {
     for (const CollectorHealth& h : view.scheduler->Health()) {
       // Absent for want of permission, or absent in part: a collector that still wrote samples
@@ -279,6 +283,7 @@ void RegisterDaemonMethods(const DaemonView* view, RpcDispatcher* dispatcher) {
 
 HttpApi MakeHttpApi(const DaemonView* view) {
   HttpApi api;
+  api.host_name = view->hostname;
   api.metrics_text = [view] { return MetricsText(*view); };
   api.latest = [view](const std::string& selector) {
     return QueryLatest(*view->store, selector, LatestMaxAge(*view));

@@ -197,6 +197,7 @@ const std::map<std::string, Setter, std::less<>>& TopLevelKeys() {
       {"log_level", StringKey(&DaemonConfig::log_level)},
       {"log_format", StringKey(&DaemonConfig::log_format)},
       {"mapping_file", StringKey(&DaemonConfig::mapping_file)},
+      {"kubelet_socket", StringKey(&DaemonConfig::kubelet_socket)},
       {"dcgm_embedded",
        [](std::string_view key, const RawValue& raw, DaemonConfig* c) -> Status {
          VIGIL_ASSIGN_OR_RETURN(c->dcgm_embedded, AsBool(key, raw));

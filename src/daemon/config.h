@@ -79,6 +79,9 @@ struct DaemonConfig : SinkConfig {
   bool once = false;
   std::string mapping_file;  // Job mapping file (docs/attribution.md).
   std::vector<std::string> env_allow_list;
+  // The kubelet's pod-resources socket ("" = /var/lib/kubelet/pod-resources/kubelet.sock, "off"
+  // = cgroup paths alone name pods; docs/attribution.md).
+  std::string kubelet_socket;
   std::vector<std::string> process_patterns;
   std::vector<std::string> cgroup_patterns;
   std::string pmu_events = "default,software";  // perf_pmu: presets and events to count.

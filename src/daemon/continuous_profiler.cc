@@ -92,6 +92,10 @@ void ContinuousProfiler::Stop() {
   if (thread_.joinable()) {
     thread_.join();
   }
+  if (uploader_) {
+    uploader_->WaitIdle(3 * kNanosPerSecond);  // The last window, when the fleet is there.
+    uploader_->Stop();
+  }
 }
 
 std::vector<ProfileTarget> ContinuousProfiler::Targets() const {
@@ -254,6 +258,8 @@ void ContinuousProfiler::SampleWindow(const std::vector<ProfileTarget>& targets,
     }
   }
   const bool had_samples = !result.jobs.empty();
+  result.end_unix_ns = std::max(result.end_unix_ns, start_unix + 1);
+  Upload(result);
   profiles_.AddWindow(std::move(result));
 
   const double cpu = ThreadCpu() - cpu_start;
@@ -286,18 +292,22 @@ ContinuousProfilerStats ContinuousProfiler::stats() const {
 
 nlohmann::json ContinuousProfiler::StatusJson() const {
   const ContinuousProfilerStats s = stats();
-  return nlohmann::json{{"enabled", true},
-                        {"state", s.state},
-                        {"sampling", s.sampling},
-                        {"frequency_hz", s.frequency_hz},
-                        {"configured_hz", budget_.configured_hz()},
-                        {"window_s", static_cast<double>(options_.window_ns) / 1e9},
-                        {"keep", options_.keep},
-                        {"jobs", profiles_.Jobs().size()},
-                        {"targets", s.targets},
-                        {"cpu_seconds", s.cpu_seconds},
-                        {"cpu_budget", options_.cpu_budget},
-                        {"last_window_cpu", s.last_window_used}};
+  nlohmann::json out{{"enabled", true},
+                     {"state", s.state},
+                     {"sampling", s.sampling},
+                     {"frequency_hz", s.frequency_hz},
+                     {"configured_hz", budget_.configured_hz()},
+                     {"window_s", static_cast<double>(options_.window_ns) / 1e9},
+                     {"keep", options_.keep},
+                     {"jobs", profiles_.Jobs().size()},
+                     {"targets", s.targets},
+                     {"cpu_seconds", s.cpu_seconds},
+                     {"cpu_budget", options_.cpu_budget},
+                     {"last_window_cpu", s.last_window_used}};
+  if (uploader_) {
+    out["upload"] = uploader_->StatusJson();
+  }
+  return out;
 }
 
 nlohmann::json ContinuousProfiler::ListJson() const {

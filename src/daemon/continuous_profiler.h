@@ -6,7 +6,11 @@
 // none) into a RollingProfiles ring of --profile.keep windows. Its own thread CPU time is measured
 // per window and the next window's frequency follows SamplingBudget. When perf_event_open is
 // refused or nothing holds a GPU it idles, retrying each window, and its status says why; it never
-// stops the daemon. Status, profiles and metrics are read from other threads (thread-safe).
+// stops the daemon. With a fleet URL each finished window's stacks of every job (not "no-job")
+// are queued, folded, on a ProfileUploader (sinks/profile_uploader.h) for vigil-fleet; folding
+// runs on the sampler thread, inside the CPU budget, and an upload that fails degrades alone
+// (counted in the status reply's "upload"). Status, profiles and metrics are read from other
+// threads (thread-safe).
 #pragma once
 
 #include <condition_variable>
@@ -27,6 +31,7 @@
 #include "collectors/watch_list.h"
 #include "profile/rolling_profiles.h"
 #include "profile/sampling_budget.h"
+#include "sinks/profile_uploader.h"
 
 namespace vigil {
 class Symbolizer;
@@ -69,8 +74,11 @@ class ContinuousProfiler {
   ContinuousProfiler(const ContinuousProfiler&) = delete;
   ContinuousProfiler& operator=(const ContinuousProfiler&) = delete;
 
+  // Where finished windows go besides the ring; call before Start().
+  void SetUploader(std::unique_ptr<ProfileUploader> uploader) { uploader_ = std::move(uploader); }
   void Start();
-  // Ends the current window early (its samples are kept) and joins the thread.
+  // Ends the current window early (its samples are kept), joins the thread, gives the uploader
+  // a few seconds for what waits and stops it.
   void Stop();
 
   // The processes the next window samples: watch-list entries with reason "gpu" or "ipc".
@@ -81,7 +89,8 @@ class ContinuousProfiler {
   const ContinuousProfilerOptions& options() const { return options_; }
 
   // {"enabled": true, "state", "frequency_hz", "configured_hz", "window_s", "keep", "jobs",
-  //  "targets", "cpu_seconds", "cpu_budget", "last_window_cpu"}: the status reply's part.
+  //  "targets", "cpu_seconds", "cpu_budget", "last_window_cpu", "upload" (with a fleet URL:
+  //  ProfileUploader::StatusJson)}: the status reply's part.
   nlohmann::json StatusJson() const;
   // {"window_s", "keep", "frequency_hz", "jobs": [{"job_id", "samples", "windows",
   //  "start_unix_ns", "end_unix_ns"}]}: GET /api/v1/profiles.
@@ -101,12 +110,15 @@ class ContinuousProfiler {
   // Waits until `deadline` or Stop(); true when stopping.
   bool WaitUntil(std::chrono::steady_clock::time_point deadline);
   void SetState(std::string state, bool sampling, size_t targets);
+  // Queues the window's job profiles on the uploader, when there is one.
+  void Upload(const ProfileWindow& window);
 
   const ContinuousProfilerOptions options_;
   const std::shared_ptr<WatchList> watch_list_;
   const std::shared_ptr<JobResolver> resolver_;
   RollingProfiles profiles_;
   SamplingBudget budget_;
+  std::unique_ptr<ProfileUploader> uploader_;  // Null without a fleet URL.
   std::thread thread_;
 
   mutable std::mutex mu_;
@@ -114,6 +126,14 @@ class ContinuousProfiler {
   bool stop_ = false;
   ContinuousProfilerStats stats_;
 };
+
+// The uploader of continuous profiles to vigil-fleet at `fleet_url` (vigild --fleet-url, with
+// --fleet-token-file and --fleet-ca-file as the fleet push uses them); null without a URL or
+// when it is unusable (logged: profiling goes on without uploads).
+std::unique_ptr<ProfileUploader> MakeProfileUploader(const std::string& fleet_url,
+                                                     const std::string& host,
+                                                     const std::string& token_file,
+                                                     const std::string& ca_file);
 
 // A job's rolling profile as an HTTP body: `format` json (default), folded or pprof (gzipped).
 struct RenderedProfile {

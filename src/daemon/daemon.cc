@@ -17,9 +17,15 @@
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "base/version.h"
 #include "base/wait_for.h"
 #include "collectors/all_collectors.h"
-#include "collectors/collector_options.h"
+#include "collectors/cgroup/cgroup_collector.h"
+#include "collectors/collector_context.h"
+#include "collectors/daemon_self_collector.h"
+#include "collectors/ipc_fabric_collector.h"
+#include "collectors/perf_pmu_collector.h"
+#include "collectors/process/process_collector.h"
 #include "collectors/watch_list.h"
 #include "daemon/api.h"
 #include "daemon/continuous_profiler.h"
@@ -29,9 +35,9 @@
 #include "daemon/profile_methods.h"
 #include "daemon/scheduler.h"
 #include "daemon/seccomp_filter.h"
-#include "daemon/self_collector.h"
 #include "daemon/signals.h"
 #include "daemon/tracing_stack.h"
+#include "gpu/gpu_backend.h"
 #include "metrics/prometheus_text.h"
 #include "metrics/series_store.h"
 #include "rpc/dispatcher.h"
@@ -68,6 +74,7 @@ class Daemon {
 
  private:
   Status Prepare();
+  CollectorContext MakeCollectorContext();
   void AddCollectors();
   Status StartServing();
   void Reload();
@@ -92,25 +99,55 @@ class Daemon {
   bool stop_requested_ = false;
 };
 
+// Each collector's own options struct, from the daemon's config; the daemon's own state reaches
+// the daemon_self and ipc_fabric collectors through the callbacks in theirs.
+CollectorContext Daemon::MakeCollectorContext() {
+  CollectorContext context;
+  context.paths.proc_root = config_.proc_root;
+  context.paths.sys_root = config_.sys_root;
+  context.watch_list = watch_list_;
+  context.resolver = resolver_;
+  context.SetOptions(ProcessCollectorOptions{.patterns = config_.process_patterns});
+  context.SetOptions(CgroupCollectorOptions{.patterns = config_.cgroup_patterns});
+  GpuBackendOptions gpu;
+  gpu.backend = config_.gpu_backend;
+  gpu.nvml_library = config_.nvml_library;
+  gpu.dcgm_address = config_.dcgm_address;
+  gpu.dcgm_embedded = config_.dcgm_embedded;
+  context.SetOptions(std::move(gpu));
+  PerfPmuCollector::Options pmu;
+  pmu.events = config_.pmu_events;
+  pmu.cgroups = config_.pmu_cgroups;
+  context.SetOptions(std::move(pmu));
+  if (config_.once) {
+    return context;  // daemon_self and ipc_fabric are absent: the output is the host alone.
+  }
+  DaemonSelfCollectorOptions self;
+  self.store_stats = [this] { return store_.stats(); };
+  self.sink_drops = [this] {
+    std::vector<SinkDrops> drops;
+    for (const auto& sink : sinks_) {
+      drops.push_back({std::string(sink->name()), sink->health().dropped});
+    }
+    return drops;
+  };
+  self.start_unix_ns = view_.start_unix_ns;
+  self.rpc_address = [this] { return AdvertisedRpcAddress(view_.endpoints.rpc, view_.hostname); };
+  context.SetOptions(std::move(self));
+  if (tracing_) {
+    context.SetOptions(IpcFabricCollectorOptions{
+        .collect = [this](MetricWriter& out) { return tracing_->CollectMetrics(out); }});
+  }
+  return context;
+}
+
 void Daemon::AddCollectors() {
-  CollectorOptions options;
-  options.paths.proc_root = config_.proc_root;
-  options.paths.sys_root = config_.sys_root;
-  options.process_patterns = config_.process_patterns;
-  options.cgroup_patterns = config_.cgroup_patterns;
-  options.watch_list = watch_list_;
-  options.resolver = resolver_;
-  options.gpu_backend = config_.gpu_backend;
-  options.nvml_library = config_.nvml_library;
-  options.dcgm_address = config_.dcgm_address;
-  options.dcgm_embedded = config_.dcgm_embedded;
-  options.pmu_events = config_.pmu_events;
-  options.pmu_cgroups = config_.pmu_cgroups;
+  const CollectorContext context = MakeCollectorContext();
   for (const CollectorInfo* info : AllCollectors()) {
     scheduler_->Add(
         std::string(info->name),
-        [info, options]() -> std::unique_ptr<Collector> {
-          return info->create ? info->create(options) : nullptr;
+        [info, context]() -> std::unique_ptr<Collector> {
+          return info->create ? info->create(context) : nullptr;
         },
         CollectorInterval(config_, info->name),
         CollectorEnabled(config_, info->name, info->enabled_by_default));
@@ -130,6 +167,16 @@ Status Daemon::Prepare() {
   resolver_options.proc_root = config_.proc_root;
   resolver_options.env_allow_list = config_.env_allow_list;
   resolver_options.mapping_file = config_.mapping_file;
+  resolver_options.kubelet_configured = !config_.kubelet_socket.empty();
+  if (config_.seccomp) {  // The allow-list forbids starting programs; vigild would stop.
+    resolver_options.slurm.scontrol = "";
+    resolver_options.slurm.off_reason =
+        "scontrol cannot run under vigild's system-call allow-list (--seccomp=false allows it)";
+  }
+  if (resolver_options.kubelet_configured) {
+    resolver_options.kubelet.socket_path =
+        config_.kubelet_socket == "off" ? "" : config_.kubelet_socket;
+  }
   resolver_ = std::make_shared<JobResolver>(resolver_options);
   if (!config_.mapping_file.empty()) {
     VIGIL_RETURN_IF_ERROR(resolver_->LoadMapping().WithContext("mapping_file"));
@@ -161,7 +208,6 @@ Status Daemon::Prepare() {
     }
   });
   view_.scheduler = scheduler_.get();
-  AddCollectors();
   if (!config_.once) {
     tracing_ = std::make_unique<TracingStack>(config_, resolver_, watch_list_, &store_);
     view_.trace_uploads = [this] { return tracing_->UploadStatusJson(); };
@@ -174,30 +220,15 @@ Status Daemon::Prepare() {
       profiler_options.cpu_budget = config_.profile.cpu_budget;
       profiler_options.proc_root = config_.proc_root;
       profiler_ = std::make_unique<ContinuousProfiler>(profiler_options, watch_list_, resolver_);
+      profiler_->SetUploader(MakeProfileUploader(config_.fleet_url, view_.hostname,
+                                                 config_.fleet_token_file, config_.fleet_ca_file));
       view_.profiler = profiler_.get();
       scheduler_->Add(
           "continuous_profile", [this] { return profiler_->MakeCollector(); }, config_.interval_ns,
           true);
     }
-    scheduler_->Add(
-        "ipc_fabric", [this] { return tracing_->MakeCollector(); }, config_.interval_ns, true);
-    scheduler_->Add(
-        "daemon",
-        [this]() -> std::unique_ptr<Collector> {
-          return std::make_unique<SelfCollector>(
-              [this] { return store_.stats(); },
-              [this] {
-                std::vector<SinkDrops> drops;
-                for (const auto& sink : sinks_) {
-                  drops.push_back({std::string(sink->name()), sink->health().dropped});
-                }
-                return drops;
-              },
-              view_.start_unix_ns,
-              [this] { return AdvertisedRpcAddress(view_.endpoints.rpc, view_.hostname); });
-        },
-        config_.interval_ns, true);
   }
+  AddCollectors();
   return OkStatus();
 }
 
@@ -324,7 +355,6 @@ void Daemon::Reload() {
                                      CollectorEnabled(*next, info->name, info->enabled_by_default));
     s.IgnoreError();  // Every AllCollectors() entry was added at start.
   }
-  scheduler_->Configure("daemon", next->interval_ns, true).IgnoreError();
   if (!config_.mapping_file.empty()) {
     Status s = resolver_->LoadMapping();
     if (s.ok()) {

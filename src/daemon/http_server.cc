@@ -10,6 +10,7 @@
 #include "base/strings.h"
 #include "base/time_util.h"
 #include "daemon/api_time.h"
+#include "daemon/landing_page.h"
 
 namespace vigil {
 namespace {
@@ -54,6 +55,9 @@ HttpServer::HttpServer(HttpServerOptions options, HttpApi api)
 HttpServer::~HttpServer() { Stop(); }
 
 void HttpServer::AddRoutes() {
+  server_->Get("/", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(LandingPageHtml(api_.host_name), "text/html; charset=utf-8");
+  });
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(api_.metrics_text(), kPromText);
   });

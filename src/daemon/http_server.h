@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // vigild's HTTP endpoint: GET /metrics (Prometheus text 0.0.4), /api/v1/latest, /api/v1/range,
-// /api/v1/status, /api/v1/profiles[/<job>] and /healthz (docs/protocols.md "HTTP API"). It owns
+// /api/v1/status, /api/v1/profiles[/<job>], /healthz and a landing page at /
+// (docs/protocols.md "HTTP API"). It owns
 // routing, parameter parsing, content types and error replies; what each endpoint answers comes
 // from the HttpApi callbacks the daemon supplies, so this file knows nothing of collectors or the
 // store. It serves GET only and refuses every request body and Content-Encoding before reading any
@@ -29,6 +30,7 @@ struct HttpContent {
 };
 
 struct HttpApi {
+  std::string host_name;  // Named on the landing page at /.
   // Prometheus text exposition of the newest value of every series.
   std::function<std::string()> metrics_text;
   // {"series":[...]} for a selector (InvalidArgument for a bad selector).

@@ -11,6 +11,7 @@
 #include <httplib.h>
 
 #include "base/time_util.h"
+#include "daemon/landing_page.h"
 #include "httpd/http_attack.h"
 
 namespace vigil {
@@ -105,6 +106,31 @@ TEST_F(HttpServerTest, RangeParsesTimesAndSteps) {
   ASSERT_TRUE(rel);
   EXPECT_EQ(rel->status, 200);
   EXPECT_EQ(calls_.end - calls_.start, 300LL * 1000000000);
+}
+
+TEST_F(HttpServerTest, TheRootIsALandingPageThatLinksWhatIsServed) {
+  auto res = client_->Get("/");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  for (const char* link : {"href=\"/metrics\"", "href=\"/healthz\"", "href=\"/api/v1/status\""}) {
+    EXPECT_NE(res->body.find(link), std::string::npos) << link << " in " << res->body;
+  }
+  // Each linked endpoint answers (the page names no route that does not exist).
+  for (const char* path : {"/metrics", "/healthz", "/api/v1/status"}) {
+    auto linked = client_->Get(path);
+    ASSERT_TRUE(linked) << path;
+    EXPECT_EQ(linked->status, 200) << path;
+  }
+  auto other = client_->Get("/index.html");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 404);  // Only the root itself is the page.
+}
+
+TEST(LandingPageTest, EscapesTheHostName) {
+  const std::string page = LandingPageHtml("<script>x</script>");
+  EXPECT_EQ(page.find("<script>"), std::string::npos);
+  EXPECT_NE(page.find("vigild on &lt;script&gt;x&lt;/script&gt;"), std::string::npos);
 }
 
 TEST_F(HttpServerTest, BadParametersAndUnknownPathsAreJsonErrors) {

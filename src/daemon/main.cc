@@ -12,11 +12,11 @@
 #include "base/logging.h"
 #include "base/secret_file.h"
 #include "base/usage_error.h"
+#include "base/version.h"
 #include "collectors/all_collectors.h"
 #include "daemon/config.h"
 #include "daemon/daemon.h"
 #include "daemon/privilege_drop.h"
-#include "daemon/self_collector.h"
 #include "sinks/all_sinks.h"
 
 namespace {
@@ -45,6 +45,7 @@ constexpr ValueFlag kValueFlags[] = {
     {"--host-name", "host_name", "This host's name in the fleet (default: the hostname)"},
     {"--state-dir", "state_dir", "Where the fleet spool and remote-write buffer live"},
     {"--mapping-file", "mapping_file", "Job mapping file (team/model per job or cgroup)"},
+    {"--kubelet-socket", "kubelet_socket", "Kubelet pod-resources socket, or off (default path)"},
     {"--pmu-events", "pmu_events", "perf_pmu presets and events (default,software)"},
     {"--pmu-cgroups", "pmu_cgroups", "Comma-separated cgroups perf_pmu counts separately"},
     {"--log-level", "log_level", "debug|info|warn|error|off (info)"},
@@ -97,7 +98,7 @@ int DropAndCheck(vigil::daemon::DaemonConfig* config) {
 
 int main(int argc, char** argv) {
   CLI::App app{"vigild: Vigil's per-host telemetry daemon", "vigild"};
-  app.set_version_flag("--version", vigil::daemon::kVersion);
+  app.set_version_flag("--version", vigil::kVersion);
   std::string config_file;
   app.add_option("--config", config_file, "TOML config file (same keys as the flags)");
   std::deque<std::string> values;

@@ -50,6 +50,9 @@ constexpr const char* kAllowed[] = {
     "prlimit64", "getrlimit", "sched_getaffinity", "sched_getparam", "sched_getscheduler",
     "sched_yield", "getcpu", "getrandom", "membarrier", "rt_sigaction", "rt_sigprocmask",
     "rt_sigreturn", "rt_sigtimedwait", "rt_sigsuspend", "rt_sigpending", "sigaltstack", "pause",
+    // The kernel's NTP state (clock_time calls adjtimex with modes 0; setting the clock needs
+    // CAP_SYS_TIME, which vigild never keeps).
+    "adjtimex", "clock_adjtime",
     // Event loops and sockets (socket() itself is limited to the families vigild uses).
     "epoll_create", "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait", "epoll_pwait2",
     "eventfd", "eventfd2", "timerfd_create", "timerfd_settime", "timerfd_gettime", "signalfd",

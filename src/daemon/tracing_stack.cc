@@ -22,21 +22,6 @@ namespace {
 constexpr int64_t kTickNs = kNanosPerSecond;
 constexpr int64_t kUtilisationEveryNs = 10 * kNanosPerSecond;
 
-class IpcCollector : public Collector {
- public:
-  IpcCollector(FabricServer* fabric, JobMetrics* job_metrics)
-      : fabric_(fabric), job_metrics_(job_metrics) {}
-  Status Collect(MetricWriter& out) override {
-    Status fabric = fabric_->Collect(out);
-    Status jobs = job_metrics_->Collect(out);
-    return fabric.ok() ? jobs : fabric;
-  }
-
- private:
-  FabricServer* fabric_;
-  JobMetrics* job_metrics_;
-};
-
 AutoTraceOptions ToAutoTraceOptions(const AutoTraceConfig& c) {
   AutoTraceOptions o;
   o.periodic = c.periodic;
@@ -185,8 +170,10 @@ void TracingStack::QueueUploads() {
   std::erase_if(queued_uploads_, [&](const auto& key) { return live.count(key) == 0; });
 }
 
-std::unique_ptr<Collector> TracingStack::MakeCollector() {
-  return std::make_unique<IpcCollector>(fabric_.get(), job_metrics_.get());
+Status TracingStack::CollectMetrics(MetricWriter& out) {
+  Status fabric = fabric_->Collect(out);
+  Status jobs = job_metrics_->Collect(out);
+  return fabric.ok() ? jobs : fabric;
 }
 
 void TracingStack::Loop(std::stop_token stop) {

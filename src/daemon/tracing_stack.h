@@ -49,8 +49,9 @@ class TracingStack {
   // refuses every trace until it is fixed and is reported as a reduced feature.
   Status OpenTraceRoot();
   void Stop();
-  // Collector "ipc_fabric": datagram counters and the vigil_job_* metrics from client reports.
-  std::unique_ptr<Collector> MakeCollector();
+  // For the ipc_fabric collector: datagram counters and the vigil_job_* metrics from client
+  // reports. Thread-safe.
+  Status CollectMetrics(MetricWriter& out);
   // The uploader's state for vigilStatus; null when traces are not uploaded (no fleet URL).
   nlohmann::json UploadStatusJson() const;
   // The processes registered over the IPC fabric, for vigilStatus: host pid, pid in its own

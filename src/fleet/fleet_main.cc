@@ -34,6 +34,7 @@ struct ServeFlags {
   std::string log_level = "info";
   bool allow_root = false;
   bool strict_permissions = false;
+  int64_t cpu_profiles_per_job_host = 1440;
   LedgerLimits limits;
   ProfilingFlags profiling;
 };
@@ -85,6 +86,11 @@ int Serve(const ServeFlags& f) {
   server_options.tls_cert_file = f.tls_cert;
   server_options.tls_key_file = f.tls_key;
   server_options.price_per_gpu_hour = f.price;
+  if (f.cpu_profiles_per_job_host < 1) {
+    std::fprintf(stderr, "vigil-fleet: --cpu-profiles-per-job-host: want at least 1\n");
+    return 2;
+  }
+  server_options.cpu_profiles_per_job_host = static_cast<size_t>(f.cpu_profiles_per_job_host);
 
   LedgerOptions ledger;
   ledger.path = f.db;
@@ -189,6 +195,10 @@ int main(int argc, char** argv) {
   serve
       ->add_option("--max-label-bytes-per-series", limits.max_label_bytes_per_series,
                    "Label names and values of one pushed sample together")
+      ->capture_default_str();
+  serve
+      ->add_option("--cpu-profiles-per-job-host", flags.cpu_profiles_per_job_host,
+                   "Continuous CPU profile windows kept per job and host (oldest dropped)")
       ->capture_default_str();
   vigil::AddProfilingFlags(serve, &flags.profiling);
   int code = 0;

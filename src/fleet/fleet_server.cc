@@ -12,8 +12,10 @@
 #include "base/strings.h"
 #include "base/time_util.h"
 #include "fleet/analysis_routes.h"
+#include "fleet/cpu_profile_routes.h"
 #include "fleet/http_reply.h"
 #include "fleet/ingest_batch.h"
+#include "fleet/ledger_gpu_query.h"
 #include "fleet/ledger_query.h"
 #include "fleet/profiling_routes.h"
 #include "fleet/web/web_assets.h"
@@ -166,7 +168,8 @@ bool FleetServer::CheckHead(httplib::Request& req, httplib::Response& res) const
   BodyRule rule = BodyRule::kNone;
   if (req.method == "POST") {
     // Daemons push gzip batches and the CLI gzip reports; traces are gzip files as such.
-    const bool gzip = req.path == "/api/v1/ingest" || req.path == "/api/v1/analyses";
+    const bool gzip = req.path == "/api/v1/ingest" || req.path == "/api/v1/analyses" ||
+                      req.path == "/api/v1/cpu-profiles";
     rule = gzip ? BodyRule::kGzip : BodyRule::kIdentity;
   }
   return CheckBody(req, res, rule);
@@ -218,6 +221,29 @@ void FleetServer::Routes() {
   get("/api/v1/hosts", [](Db& db, const httplib::Request&, int64_t now, int64_t, int64_t) {
     return QueryHosts(db, now);
   });
+  // One host's GPUs (or one GPU) over an exact window, in buckets of ?step= (ledger_gpu_query.h).
+  auto gpu_series = [](const httplib::Request& req, int64_t since, int64_t until,
+                       std::string uuid) -> StatusOr<GpuSeriesQuery> {
+    GpuSeriesQuery q{req.matches[1], std::move(uuid), since, until, 0};
+    if (req.has_param("step") && !req.get_param_value("step").empty()) {
+      StatusOr<int64_t> step = ParseDuration(req.get_param_value("step"));
+      if (!step.ok() || *step <= 0) return InvalidArgumentError("step: want a duration like 5m");
+      q.step_s = *step / 1000000000;
+    }
+    return q;
+  };
+  get(R"(/api/v1/hosts/([^/]+))",
+      [gpu_series](Db& db, const httplib::Request& req, int64_t, int64_t since,
+                   int64_t until) -> StatusOr<json> {
+        VIGIL_ASSIGN_OR_RETURN(GpuSeriesQuery q, gpu_series(req, since, until, ""));
+        return QueryGpuSeries(db, q);
+      });
+  get(R"(/api/v1/hosts/([^/]+)/gpus/([^/]+))",
+      [gpu_series](Db& db, const httplib::Request& req, int64_t, int64_t since,
+                   int64_t until) -> StatusOr<json> {
+        VIGIL_ASSIGN_OR_RETURN(GpuSeriesQuery q, gpu_series(req, since, until, req.matches[2]));
+        return QueryGpuSeries(db, q);
+      });
   get("/api/v1/idle-now", [](Db& db, const httplib::Request&, int64_t now, int64_t, int64_t) {
     return QueryIdleNow(db, now, 300LL * 1000000000);
   });
@@ -227,6 +253,7 @@ void FleetServer::Routes() {
       });
   RegisterAnalysisRoutes(s, store_, guard(), options_.max_inflated_bytes);
   RegisterProfilingRoutes(s, options_.profiling, guard());
+  RegisterCpuProfileRoutes(s, store_, guard(), options_.cpu_profiles_per_job_host);
   // The dashboard (fleet/web): static files embedded in the binary; the data comes from /api/v1.
   auto web = [](const httplib::Request& req, httplib::Response& res) {
     const WebAsset* asset = FindWebAsset(req.path);

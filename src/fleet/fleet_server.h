@@ -37,9 +37,10 @@ struct FleetServerOptions {
   size_t max_inflated_bytes = 64 << 20;  // After gunzip.
   // A request's head and body must arrive within this, from the connection's accept.
   int64_t request_deadline_ms = 30'000;
-  size_t max_connections = 512;            // More wait in the listen backlog.
-  size_t max_connections_per_client = 64;  // Per address; per uid for loopback clients.
-  ProfilingService* profiling = nullptr;   // Fleet profiling (profiling_routes.h); null = off.
+  size_t max_connections = 512;             // More wait in the listen backlog.
+  size_t max_connections_per_client = 64;   // Per address; per uid for loopback clients.
+  ProfilingService* profiling = nullptr;    // Fleet profiling (profiling_routes.h); null = off.
+  size_t cpu_profiles_per_job_host = 1440;  // Continuous CPU profiles kept (cpu_profile_routes.h).
 };
 
 // What a route file gets to check a request: replies the error and returns false when the

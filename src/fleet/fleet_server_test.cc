@@ -105,6 +105,33 @@ TEST_F(FleetServerTest, ErrorsAreJson) {
   EXPECT_EQ(big->status, 413);
 }
 
+TEST_F(FleetServerTest, HostAndGpuPagesAnswerOverTheirWindow) {
+  Start();
+  auto r = Post(BatchJson("h1", "b1", t0_, 7));
+  ASSERT_TRUE(r && r->status == 200);
+  const std::string window = "since=" + std::to_string(t0_ / kSec) +
+                             "&until=" + std::to_string(t0_ / kSec + 3600) + "&step=5m";
+  auto host = client_->Get("/api/v1/hosts/h1?" + window);
+  ASSERT_TRUE(host);
+  ASSERT_EQ(host->status, 200) << host->body;
+  const json h = json::parse(host->body);
+  EXPECT_EQ(h["step_s"], 300);
+  EXPECT_EQ(h["until_s"].get<int64_t>() - h["since_s"].get<int64_t>(), 3600);
+  ASSERT_EQ(h["gpus"].size(), 1u);
+  EXPECT_EQ(h["jobs"][0]["job_id"], "J");
+  auto gpu = client_->Get("/api/v1/hosts/h1/gpus/G1?" + window);
+  ASSERT_TRUE(gpu);
+  EXPECT_EQ(gpu->status, 200) << gpu->body;
+  for (const char* path : {"/api/v1/hosts/nope", "/api/v1/hosts/h1/gpus/G9"}) {
+    auto missing = client_->Get(path);
+    ASSERT_TRUE(missing);
+    EXPECT_EQ(missing->status, 404) << path << " " << missing->body;
+  }
+  auto bad = client_->Get("/api/v1/hosts/h1?step=90s");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400) << bad->body;
+}
+
 TEST_F(FleetServerTest, PerHostTokensAreEnforced) {
   Start("# host token\nh1 secret-1\nh2 secret-2\n");
   auto none = Post(BatchJson("h1", "b1", t0_, 2));

@@ -282,6 +282,7 @@ void LedgerIngestor::Ingest(const IngestBatch& batch, LedgerIds& ids, LedgerCell
   std::string key;
   std::string hb_key;
   job_metrics_.clear();
+  gpu_gauges_.clear();
   std::vector<const IngestSample*> gauges;
   for (const IngestSample& s : batch.samples) {
     ++stats->samples;
@@ -309,6 +310,10 @@ void LedgerIngestor::Ingest(const IngestBatch& batch, LedgerIds& ids, LedgerCell
           cell.flops_sum += s.value;
           ++cell.flops_n;
         }
+        ++stats->used;
+        continue;
+      }
+      if (GpuGauge(s, gpu_id)) {
         ++stats->used;
         continue;
       }

@@ -59,8 +59,25 @@ struct JobMetricCell {
   int64_t flops_n = 0;
   double step_s_sum = 0;
   int64_t step_n = 0;
+  double dspib_sum = 0;  // vigil_job_device_seconds_per_input_byte.
+  int64_t dspib_n = 0;
 };
 using JobMetricCells = std::map<std::pair<int64_t, std::string>, JobMetricCell>;  // minute_s, id.
+
+// The per-GPU page's gauges in one minute of one GPU (ledger_gpu_gauges.cc): sums and counts.
+struct GpuGaugeCell {
+  double util_sum = 0;
+  int64_t util_n = 0;
+  double mem_used_sum = 0;
+  int64_t mem_used_n = 0;
+  double mem_total_sum = 0;
+  int64_t mem_total_n = 0;
+  double power_sum = 0;
+  int64_t power_n = 0;
+  double temp_sum = 0;
+  int64_t temp_n = 0;
+};
+using GpuGaugeCells = std::map<std::pair<int64_t, int64_t>, GpuGaugeCell>;  // gpu_id, minute_s.
 
 struct JobIdent {
   std::string job_id, user, team, model, framework, rule;
@@ -104,6 +121,8 @@ class LedgerIngestor {
   // The job gauges of the last Ingest() (each call starts afresh); the store writes them with
   // FlushJobMetrics in the same transaction.
   JobMetricCells TakeJobMetrics() { return std::exchange(job_metrics_, {}); }
+  // The GPU gauges of the last Ingest(), written with FlushGpuGauges likewise.
+  GpuGaugeCells TakeGpuGauges() { return std::exchange(gpu_gauges_, {}); }
   void Commit() { journal_.clear(); }
   void Rollback();
 
@@ -144,11 +163,14 @@ class LedgerIngestor {
                double LedgerCell::*field, bool seconds, const IngestSample& s, LedgerCells* cells,
                IngestStats* stats);
 
+  // Adds a GPU-level gauge the per-GPU page shows; false when `s` is not one of them.
+  bool GpuGauge(const IngestSample& s, int64_t gpu_id);
   void JobGauge(const IngestSample& s, LedgerIds& ids, std::map<std::string, bool>* on_host,
                 IngestStats* stats);
 
   const int64_t max_gap_ns_;
   JobMetricCells job_metrics_;
+  GpuGaugeCells gpu_gauges_;
   std::unordered_map<std::string, SeriesState> series_;
   std::map<std::string, std::optional<SeriesState>> journal_;  // Previous state; nullopt = new.
   std::unordered_map<std::string, size_t> host_series_;        // Host -> series held.
@@ -156,5 +178,7 @@ class LedgerIngestor {
 
 // Adds the cells to job_minute_metrics (sums and counts add up across batches and hosts).
 Status FlushJobMetrics(Db& db, const JobMetricCells& cells);
+// Adds the cells to gpu_minute_gauges.
+Status FlushGpuGauges(Db& db, const GpuGaugeCells& cells);
 
 }  // namespace vigil

@@ -172,17 +172,21 @@ TEST(LedgerIngestTest, JobGaugesAreSummedPerJobIdAndMinute) {
       fleet_test::S("vigil_job_mfu_ratio", false, job, 0.5, kT0 + 70 * kSec),  // Next minute.
       fleet_test::S("vigil_job_step_seconds", false, job, 1.5, kT0 + 10 * kSec),
       fleet_test::S("vigil_job_model_flops", false, job, 3e12, kT0 + 10 * kSec),
+      fleet_test::S("vigil_job_device_seconds_per_input_byte", false, job, 1e-9, kT0),
       // Ignored: no job id, a negative value, a gauge that is not the client's.
       fleet_test::S("vigil_job_mfu_ratio", false, {{"team", "t"}}, 0.9, kT0),
       fleet_test::S("vigil_job_mfu_ratio", false, job, -1, kT0),
-      fleet_test::S("vigil_job_device_seconds_per_input_byte", false, job, 1e-9, kT0)};
+      fleet_test::S("vigil_job_device_seconds_per_input_byte", false, job, -1e-9, kT0),
+      fleet_test::S("vigil_job_gpu_count", false, job, 8, kT0)};
   h.Push(s);
-  EXPECT_EQ(h.stats.used, 5u);
+  EXPECT_EQ(h.stats.used, 6u);
   const JobMetricCells cells = h.ingestor.TakeJobMetrics();
   ASSERT_EQ(cells.size(), 2u);
   const JobMetricCell& first = cells.at({kT0 / kSec, "J"});
   EXPECT_DOUBLE_EQ(first.mfu_sum, 1.0);
   EXPECT_EQ(first.mfu_n, 2);
+  EXPECT_DOUBLE_EQ(first.dspib_sum, 1e-9);
+  EXPECT_EQ(first.dspib_n, 1);
   EXPECT_DOUBLE_EQ(first.step_s_sum, 1.5);
   EXPECT_EQ(first.step_n, 1);
   EXPECT_DOUBLE_EQ(first.flops_sum, 3e12);

@@ -87,7 +87,11 @@ StatusOr<json> QueryJob(Db& db, const std::string& job_id, double price) {
   out["gpu_hours"] = alloc / 3600;
   out["busy_gpu_hours"] = busy / 3600;
   out["held_idle_gpu_hours"] = held / 3600;
-  out["mean_sm_active_ratio"] = alloc > 0 ? busy / alloc : 0.0;
+  // Busy share (busy / allocated seconds) and the SM activity the GPUs measured, which differ
+  // where a GPU reports utilisation but no SM activity (busy then weighs utilisation).
+  out["busy_ratio"] = alloc > 0 ? busy / alloc : 0.0;
+  out["mean_sm_active_ratio"] =
+      has_eff && eff.Int(3) > 0 ? json(eff.Real(2) / static_cast<double>(eff.Int(3))) : json();
   out["mean_flops_estimated"] =
       flops_known ? json(eff.Real(0) / static_cast<double>(eff.Int(1))) : json(nullptr);
   // MFU, model FLOPs and step time from libvigil_client reports, over the job's whole life.

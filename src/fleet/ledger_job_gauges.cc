@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// libvigil_client's job gauges in the ledger (ledger_ingest.h): the ones that count (a job id, a
+// libvigil_client's job gauges in the ledger (ledger_ingest.h): MFU, model FLOPs per step, step
+// time and device-seconds per input byte. The ones that count (a job id, a
 // finite value >= 0, a job the pushing host reported), summed per job id and minute, and written
 // to job_minute_metrics in the batch's transaction.
 #include <cmath>
@@ -24,6 +25,7 @@ constexpr JobGaugeField kJobGauges[] = {
     {"vigil_job_mfu_ratio", &JobMetricCell::mfu_sum, &JobMetricCell::mfu_n},
     {"vigil_job_model_flops", &JobMetricCell::flops_sum, &JobMetricCell::flops_n},
     {"vigil_job_step_seconds", &JobMetricCell::step_s_sum, &JobMetricCell::step_n},
+    {"vigil_job_device_seconds_per_input_byte", &JobMetricCell::dspib_sum, &JobMetricCell::dspib_n},
 };
 
 }  // namespace
@@ -59,11 +61,13 @@ Status FlushJobMetrics(Db& db, const JobMetricCells& cells) {
   VIGIL_ASSIGN_OR_RETURN(
       Stmt stmt,
       db.Prepare("INSERT INTO job_minute_metrics (job_id, minute_s, mfu_sum, mfu_n, flops_sum,"
-                 " flops_n, step_s_sum, step_n) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                 " flops_n, step_s_sum, step_n, dspib_sum, dspib_n)"
+                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
                  " ON CONFLICT (job_id, minute_s) DO UPDATE SET mfu_sum=mfu_sum+excluded.mfu_sum,"
                  " mfu_n=mfu_n+excluded.mfu_n, flops_sum=flops_sum+excluded.flops_sum,"
                  " flops_n=flops_n+excluded.flops_n, step_s_sum=step_s_sum+excluded.step_s_sum,"
-                 " step_n=step_n+excluded.step_n"));
+                 " step_n=step_n+excluded.step_n, dspib_sum=dspib_sum+excluded.dspib_sum,"
+                 " dspib_n=dspib_n+excluded.dspib_n"));
   for (const auto& [key, c] : cells) {
     VIGIL_RETURN_IF_ERROR(stmt.Bind(1, key.second)
                               .Bind(2, key.first)
@@ -73,6 +77,8 @@ Status FlushJobMetrics(Db& db, const JobMetricCells& cells) {
                               .Bind(6, c.flops_n)
                               .Bind(7, c.step_s_sum)
                               .Bind(8, c.step_n)
+                              .Bind(9, c.dspib_sum)
+                              .Bind(10, c.dspib_n)
                               .Run());
   }
   return OkStatus();

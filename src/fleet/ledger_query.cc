@@ -71,7 +71,7 @@ json JobJson(Stmt& st, double price) {
               {"gpu_hours", alloc / kHour},
               {"busy_gpu_hours", busy / kHour},
               {"held_idle_gpu_hours", held / kHour},
-              {"mean_sm_active_ratio", alloc > 0 ? busy / alloc : 0.0},
+              {"busy_ratio", alloc > 0 ? busy / alloc : 0.0},
               {"energy_joules", st.Real(13)},
               {"cost", alloc / kHour * price}};
 }
@@ -195,7 +195,8 @@ StatusOr<json> QueryAttribution(Db& db, const AttributionQuery& q) {
 StatusOr<json> QueryJobEfficiency(Db& db, const std::string& job_id, int64_t from_s, int64_t to_s) {
   VIGIL_ASSIGN_OR_RETURN(Stmt st,
                          db.Prepare("SELECT sum(mfu_sum), sum(mfu_n), sum(flops_sum), sum(flops_n),"
-                                    " sum(step_s_sum), sum(step_n) FROM job_minute_metrics"
+                                    " sum(step_s_sum), sum(step_n), sum(dspib_sum), sum(dspib_n)"
+                                    " FROM job_minute_metrics"
                                     " WHERE job_id=?1 AND minute_s>=?2 AND minute_s<?3"));
   st.Bind(1, job_id).Bind(2, from_s).Bind(3, to_s);
   VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -207,7 +208,8 @@ StatusOr<json> QueryJobEfficiency(Db& db, const std::string& job_id, int64_t fro
   json out{{"mfu_ratio", mean(0, 1)},
            {"model_flops_per_step", mean(2, 3)},
            {"step_seconds", mean(4, 5)},
-           {"model_flops_per_second", nullptr}};
+           {"model_flops_per_second", nullptr},
+           {"device_seconds_per_input_byte", mean(6, 7)}};
   if (out["model_flops_per_step"].is_number() && out["step_seconds"].is_number() &&
       out["step_seconds"].get<double>() > 0) {
     out["model_flops_per_second"] =

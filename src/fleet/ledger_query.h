@@ -37,8 +37,9 @@ StatusOr<nlohmann::json> QueryHosts(Db& db, int64_t now_ns);
 // GPUs that reported in the last `window_ns` with no job (idle) or with jobs but no activity.
 StatusOr<nlohmann::json> QueryIdleNow(Db& db, int64_t now_ns, int64_t window_ns);
 // Means of libvigil_client's job gauges for one job id over minutes in [from_s, to_s):
-// {"mfu_ratio", "model_flops_per_step", "model_flops_per_second", "step_seconds"}, each null when
-// the job reported none. model_flops_per_second = mean FLOPs per step / mean step time.
+// {"mfu_ratio", "model_flops_per_step", "model_flops_per_second", "step_seconds",
+// "device_seconds_per_input_byte"}, each null when the job reported none.
+// model_flops_per_second = mean FLOPs per step / mean step time.
 StatusOr<nlohmann::json> QueryJobEfficiency(Db& db, const std::string& job_id, int64_t from_s,
                                             int64_t to_s);
 // Jobs ordered by held-but-idle GPU-hours.

@@ -113,6 +113,37 @@ ALTER TABLE analyses ADD COLUMN replayed_s REAL NOT NULL DEFAULT 0;
 ALTER TABLE analyses ADD COLUMN kernel_s REAL NOT NULL DEFAULT 0;
 ALTER TABLE analyses ADD COLUMN modelled_s REAL NOT NULL DEFAULT 0;
 )sql",
+    // 6: the per-GPU page's gauges (vigil_gpu_utilization_ratio, vigil_gpu_memory_used_bytes,
+    //    vigil_gpu_memory_total_bytes, vigil_gpu_power_watts, vigil_gpu_temperature_celsius) per
+    //    GPU and minute, GPU first (one GPU's window is a range scan), an index of the minute
+    //    rows by GPU for the same reason; and libvigil_client's
+    //    vigil_job_device_seconds_per_input_byte beside the other job gauges.
+    R"sql(
+CREATE TABLE gpu_minute_gauges (
+  gpu_id INTEGER NOT NULL, minute_s INTEGER NOT NULL,
+  util_sum REAL NOT NULL DEFAULT 0, util_n INTEGER NOT NULL DEFAULT 0,
+  mem_used_sum REAL NOT NULL DEFAULT 0, mem_used_n INTEGER NOT NULL DEFAULT 0,
+  mem_total_sum REAL NOT NULL DEFAULT 0, mem_total_n INTEGER NOT NULL DEFAULT 0,
+  power_sum REAL NOT NULL DEFAULT 0, power_n INTEGER NOT NULL DEFAULT 0,
+  temp_sum REAL NOT NULL DEFAULT 0, temp_n INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (gpu_id, minute_s)) WITHOUT ROWID;
+CREATE INDEX gpu_minute_gauges_by_time ON gpu_minute_gauges (minute_s);
+CREATE INDEX ledger_minute_by_gpu ON ledger_minute (gpu_id, minute_s);
+ALTER TABLE job_minute_metrics ADD COLUMN dspib_sum REAL NOT NULL DEFAULT 0;
+ALTER TABLE job_minute_metrics ADD COLUMN dspib_n INTEGER NOT NULL DEFAULT 0;
+)sql",
+    // 7: CPU profiles from vigild's continuous mode (fleet/cpu_profile_store.h): one sampling
+    //    window of one job on one host per row, the folded stacks gzipped.
+    R"sql(
+CREATE TABLE cpu_profiles (
+  profile_id INTEGER PRIMARY KEY, job_id TEXT NOT NULL, host TEXT NOT NULL,
+  start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, received_ns INTEGER NOT NULL,
+  frequency_hz INTEGER NOT NULL, samples INTEGER NOT NULL, stacks INTEGER NOT NULL,
+  folded_bytes INTEGER NOT NULL, folded_gz BLOB NOT NULL);
+CREATE UNIQUE INDEX cpu_profiles_by_job_host ON cpu_profiles (job_id, host, start_ns);
+CREATE INDEX cpu_profiles_by_job ON cpu_profiles (job_id, start_ns);
+CREATE INDEX cpu_profiles_by_time ON cpu_profiles (received_ns);
+)sql",
 };
 
 }  // namespace

@@ -8,9 +8,12 @@
 //   hosts, gpus, jobs, job_gpus                inventory
 //   batches (host, batch_id)                   idempotency of ingest
 //   series                                     differencing state of every counter series
-//   job_minute_metrics (job_id, minute_s)      libvigil_client's MFU, model FLOPs, step time
+//   job_minute_metrics (job_id, minute_s)      libvigil_client's MFU, model FLOPs, step time,
+//                                               device-seconds per input byte
+//   gpu_minute_gauges (gpu_id, minute_s)       per GPU utilisation, memory, power, temperature
 //   analyses, analysis_insights                stored vigil analyze reports (analysis_store.h)
 //   profiling_requests, profiling_decisions    fleet profiling (profiling_service.h)
+//   cpu_profiles                               continuous CPU profiles (cpu_profile_store.h)
 // Owner: fleet. Not thread-safe: called once by LedgerStore::Open before any other use.
 #pragma once
 
@@ -19,7 +22,7 @@
 
 namespace vigil {
 
-inline constexpr int kLedgerSchemaVersion = 5;
+inline constexpr int kLedgerSchemaVersion = 6;
 
 // Sets WAL mode and the pragmas, then applies every migration above the file's user_version.
 // A file written by a newer schema is FailedPrecondition.

@@ -107,6 +107,7 @@ StatusOr<IngestResult> LedgerStore::IngestLocked(const IngestBatch& batch, int64
   VIGIL_RETURN_IF_ERROR(batch_error_);
   VIGIL_RETURN_IF_ERROR(FlushCells(cells));
   VIGIL_RETURN_IF_ERROR(FlushJobMetrics(*writer_, ingestor_.TakeJobMetrics()));
+  VIGIL_RETURN_IF_ERROR(FlushGpuGauges(*writer_, ingestor_.TakeGpuGauges()));
   VIGIL_RETURN_IF_ERROR(FlushSeries());
   for (const auto& [gpu_id, last] : batch_gpus_) {
     VIGIL_RETURN_IF_ERROR(stmts_["gpu_seen"].Bind(1, gpu_id).Bind(2, last).Run());
@@ -345,7 +346,7 @@ Status LedgerStore::ApplyRetention(int64_t now_ns) {
   const std::string minute_cut = std::to_string(minute_cut_ns / 1000000000);
   const std::string hour_cut = std::to_string(rollup_cut_ns / 1000000000);
   const std::string batch_cut = std::to_string(now_ns - options_.batch_window_ns);
-  // Profiling requests and their trace files go with the minute rows (the files are large);
+  // Profiling requests with their trace files, and CPU profiles, go with the minute rows;
   // analyses are small summaries and live as long as the hourly rollups they are read with.
   std::vector<std::string> trace_dirs;
   {
@@ -363,12 +364,14 @@ Status LedgerStore::ApplyRetention(int64_t now_ns) {
       "BEGIN IMMEDIATE;"
       "DELETE FROM ledger_minute WHERE minute_s < " +
       minute_cut + ";" + "DELETE FROM job_minute_metrics WHERE minute_s < " + minute_cut + ";" +
+      "DELETE FROM gpu_minute_gauges WHERE minute_s < " + minute_cut + ";" +
       "DELETE FROM job_hour WHERE hour_s < " + hour_cut + ";" +
       "DELETE FROM host_hour WHERE hour_s < " + hour_cut + ";" +
       "DELETE FROM batches WHERE received_ns < " + batch_cut + ";" +
       "DELETE FROM series WHERE last_ns < " + batch_cut + ";" +
       "DELETE FROM profiling_requests WHERE created_ns < " + std::to_string(minute_cut_ns) + ";" +
       "DELETE FROM profiling_decisions WHERE time_ns < " + std::to_string(minute_cut_ns) + ";" +
+      "DELETE FROM cpu_profiles WHERE received_ns < " + std::to_string(minute_cut_ns) + ";" +
       "DELETE FROM analysis_insights WHERE analysis_id IN (SELECT analysis_id FROM analyses "
       "WHERE received_ns < " +
       std::to_string(rollup_cut_ns) + ");" + "DELETE FROM analyses WHERE received_ns < " +

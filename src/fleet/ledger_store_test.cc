@@ -231,6 +231,8 @@ void AddJobGauges(std::vector<IngestSample>* s, int i, int64_t t) {
   s->push_back(fleet_test::S("vigil_job_mfu_ratio", false, l, i % 2 ? 0.6 : 0.4, t));
   s->push_back(fleet_test::S("vigil_job_model_flops", false, l, 1e12, t));
   s->push_back(fleet_test::S("vigil_job_step_seconds", false, l, 0.5, t));
+  s->push_back(
+      fleet_test::S("vigil_job_device_seconds_per_input_byte", false, l, i % 2 ? 4e-9 : 2e-9, t));
 }
 
 TEST_F(LedgerStoreTest, JobApisShowMeanMfuFlopsAndStepTimeFromClientReports) {
@@ -247,6 +249,8 @@ TEST_F(LedgerStoreTest, JobApisShowMeanMfuFlopsAndStepTimeFromClientReports) {
   EXPECT_NEAR((*job)["model_flops_per_step"].get<double>(), 1e12, 1e-3);
   EXPECT_NEAR((*job)["step_seconds"].get<double>(), 0.5, 1e-12);
   EXPECT_NEAR((*job)["model_flops_per_second"].get<double>(), 2e12, 1e-3);
+  // 30 reports of 2e-9 and 30 of 4e-9 device-seconds per input byte.
+  EXPECT_NEAR((*job)["device_seconds_per_input_byte"].get<double>(), 3e-9, 1e-21);
   auto a = store_->Read<json>([&](Db& db) { return QueryJob(db, "A", 1.0); });
   ASSERT_TRUE(a.ok());
   EXPECT_TRUE((*a)["mfu_ratio"].is_null()) << a->dump(2);  // Job A never reported.
@@ -259,12 +263,15 @@ TEST_F(LedgerStoreTest, JobApisShowMeanMfuFlopsAndStepTimeFromClientReports) {
   for (const json& j : (*jobs)["jobs"]) by_id[j["job_id"]] = j;
   ASSERT_TRUE(by_id.count("A") && by_id.count("B")) << jobs->dump(2);
   EXPECT_NEAR(by_id["B"]["mfu_ratio"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(by_id["B"]["device_seconds_per_input_byte"].get<double>(), 3e-9, 1e-21);
   EXPECT_TRUE(by_id["A"]["mfu_ratio"].is_null());
+  EXPECT_TRUE(by_id["A"]["device_seconds_per_input_byte"].is_null());
 
   const json by_job = Attribution("job");
   ASSERT_TRUE(Key(by_job, "B")) << by_job.dump(2);
   EXPECT_NEAR((*Key(by_job, "B"))["mfu_ratio"].get<double>(), 0.5, 1e-12);
   EXPECT_NEAR((*Key(by_job, "B"))["step_seconds"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR((*Key(by_job, "B"))["device_seconds_per_input_byte"].get<double>(), 3e-9, 1e-21);
   ASSERT_TRUE(Key(by_job, "A"));
   EXPECT_TRUE((*Key(by_job, "A"))["mfu_ratio"].is_null());
 

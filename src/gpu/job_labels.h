@@ -13,7 +13,12 @@ struct JobLabels {
   std::string rule;  // How the job was identified (the resolver's rule, "unresolved", "simulated").
   std::string framework;  // "pytorch", "jax", ... ("" when unknown). Last, so {id, user, team,
                           // model, rule} initialisers keep their meaning.
-  auto Tie() const { return std::tie(job_id, user, team, model, framework, rule); }
+  // The Kubernetes pod of the process holding the GPU ("" outside Kubernetes).
+  std::string k8s_namespace = {}, k8s_pod = {}, k8s_container = {};
+  auto Tie() const {
+    return std::tie(job_id, user, team, model, framework, rule, k8s_namespace, k8s_pod,
+                    k8s_container);
+  }
   bool operator<(const JobLabels& o) const { return Tie() < o.Tie(); }
   bool operator==(const JobLabels& o) const { return Tie() == o.Tie(); }
 };

@@ -8,18 +8,10 @@
 
 #include "base/logging.h"
 #include "base/strings.h"
+#include "metrics/ipc_families.h"
 
 namespace vigil {
 namespace {
-
-const MetricDesc kIpcDatagrams{"vigil_daemon_ipc_datagrams_total", "IPC fabric datagrams received.",
-                               MetricKind::kCounter, ""};
-const MetricDesc kIpcDropped{"vigil_daemon_ipc_dropped_total",
-                             "IPC fabric datagrams dropped, by reason.", MetricKind::kCounter, ""};
-const MetricDesc kIpcReplies{"vigil_daemon_ipc_replies_total", "IPC fabric replies, by outcome.",
-                             MetricKind::kCounter, ""};
-const MetricDesc kIpcProcesses{"vigil_daemon_ipc_processes",
-                               "Processes registered over the IPC fabric.", MetricKind::kGauge, ""};
 
 constexpr double kMaxPid = 4194304;  // PID_MAX_LIMIT.
 constexpr double kMaxGpu = 65535;

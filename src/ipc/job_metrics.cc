@@ -9,21 +9,6 @@
 
 namespace vigil {
 
-const MetricDesc kJobStepSeconds{"vigil_job_step_seconds",
-                                 "Mean training step time reported by the job's processes.",
-                                 MetricKind::kGauge, "seconds"};
-const MetricDesc kJobModelFlops{"vigil_job_model_flops",
-                                "Model FLOPs per step per process, as reported by the job.",
-                                MetricKind::kGauge, ""};
-const MetricDesc kJobMfuRatio{"vigil_job_mfu_ratio",
-                              "Achieved model FLOP/s over the declared peak FLOP/s of the "
-                              "reporting processes.",
-                              MetricKind::kGauge, "ratio"};
-const MetricDesc kJobDeviceSecondsPerInputByte{
-    "vigil_job_device_seconds_per_input_byte",
-    "Device-seconds spent per input byte consumed (one device per reporting process).",
-    MetricKind::kGauge, "seconds"};
-
 Status ValidateStepReport(const StepReport& r, double peak_flops) {
   if (r.steps <= 0 || r.steps > kMaxStepsPerReport) {
     return InvalidArgumentError(

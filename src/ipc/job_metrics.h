@@ -16,6 +16,7 @@
 
 #include "base/status.h"
 #include "ipc/process_registry.h"
+#include "metrics/ipc_families.h"
 #include "metrics/metric.h"
 
 namespace vigil {
@@ -40,11 +41,6 @@ inline constexpr double kMaxInputBytesPerReport = 1125899906842624.0;  // 1 PiB.
 
 // InvalidArgument, naming the bound, when the report or the process's declared peak break one.
 Status ValidateStepReport(const StepReport& report, double peak_flops);
-
-extern const MetricDesc kJobStepSeconds;
-extern const MetricDesc kJobModelFlops;
-extern const MetricDesc kJobMfuRatio;
-extern const MetricDesc kJobDeviceSecondsPerInputByte;
 
 class JobMetrics {
  public:

@@ -152,8 +152,45 @@ nlohmann::json VisibleNoMatch(TraceService* service, const TraceSession& s,
   return why;
 }
 
-nlohmann::json StartReply(TraceService* service, const TraceSession& s, const CallerInfo& caller) {
+// Who asked, for the log and for callers that find a process busy: the peer, with its uid on TCP
+// (a unix peer's text already names it).
+std::string Requester(const CallerInfo& caller) {
+  if (caller.transport == CallerInfo::Transport::kTcp && caller.uid >= 0) {
+    return fmt::format("{} (uid {})", caller.peer, caller.uid);
+  }
+  return caller.peer;
+}
+
+// Adds to each `busy` entry held by another trace what holds it (TraceService::DescribeHolder).
+// The requester and reason of a session the caller may not see are left out.
+void DescribeBusy(TraceService* service, const CallerInfo& caller, nlohmann::json* reply) {
+  for (nlohmann::json& b : (*reply)["busy"]) {
+    const std::string holder = b.value("held_by", "");
+    if (holder.empty() || holder == "process_limit") {
+      continue;
+    }
+    nlohmann::json about = service->DescribeHolder(holder, b.value("pid", int32_t{0}));
+    if (about.is_null()) {
+      continue;
+    }
+    auto session = service->Get(holder);
+    if (!session.ok() || !MayTouchSession(service, *session, caller)) {
+      about["requested_by"] = nullptr;
+      about.erase("reason");
+    }
+    b["holder"] = std::move(about);
+  }
+}
+
+nlohmann::json SessionReply(TraceService* service, const TraceSession& s,
+                            const CallerInfo& caller) {
   nlohmann::json reply = TraceSessionToJson(s);
+  DescribeBusy(service, caller, &reply);
+  return reply;
+}
+
+nlohmann::json StartReply(TraceService* service, const TraceSession& s, const CallerInfo& caller) {
+  nlohmann::json reply = SessionReply(service, s, caller);
   size_t matched = s.processes.size() + s.busy.size();
   reply["matched"] = matched;
   reply["triggered"] = s.processes.size();
@@ -183,7 +220,7 @@ nlohmann::json HandleSetKinetOnDemandRequest(TraceService* service, const nlohma
     return nlohmann::json{{"status", "failed with exception = " + error}};
   }
   auto session = service->StartRaw(job_id, pids, request["config"].get<std::string>(),
-                                   process_limit, caller.peer, OwnerUid(caller));
+                                   process_limit, Requester(caller), OwnerUid(caller));
   if (!session.ok()) {
     return nlohmann::json{{"status", "failed: " + session.status().message()}};
   }
@@ -208,13 +245,28 @@ nlohmann::json HandleSetKinetOnDemandRequest(TraceService* service, const nlohma
   reply["activityProfilersTriggered"] = triggered;
   reply["eventProfilersBusy"] = 0;
   reply["activityProfilersBusy"] = busy;
+  // Vigil's one addition (Dynolog's clients ignore keys they do not know): where the traces
+  // really go when the requested path was moved into the trace root and something was triggered.
+  if (session->log_file.rewritten && !session->processes.empty()) {
+    nlohmann::json files = nlohmann::json::array();
+    for (const TraceProcess& p : session->processes) {
+      files.push_back({{"pid", p.pid}, {"path", p.path}});
+    }
+    auto asked = ParseKinetoConfig(request["config"].get<std::string>());
+    const std::string* requested = asked.ok() ? asked->Find(kKinetoLogFileKey) : nullptr;
+    reply[kRewrittenLogFilesKey] = {{"trace_id", session->trace_id},
+                                    {"requested", requested ? *requested : ""},
+                                    {"log_file", session->log_file.path},
+                                    {"note", session->log_file.note},
+                                    {"files", std::move(files)}};
+  }
   return reply;
 }
 
 nlohmann::json HandleVigilTraceStart(TraceService* service, const nlohmann::json& request,
                                      const CallerInfo& caller) {
   TraceRequest req;
-  req.caller = caller.peer;
+  req.caller = Requester(caller);
   req.owner_uid = OwnerUid(caller);
   std::string error;
   if (!ReadJobId(request, &req.job_id, &error) || !ReadPids(request, &req.pids, &error) ||
@@ -299,7 +351,7 @@ void RegisterTraceMethods(RpcDispatcher* dispatcher, TraceService* service) {
         if (!MayTouchSession(service, *session, caller)) {
           return NotYours("vigilTraceStatus", session->trace_id);
         }
-        return TraceSessionToJson(*session);
+        return SessionReply(service, *session, caller);
       },
       RpcAccess::kRead);
   dispatcher->Register(

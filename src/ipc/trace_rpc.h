@@ -13,6 +13,10 @@
 
 namespace vigil {
 
+// The key Vigil adds to a setKinetOnDemandRequest reply whose log path it moved into the trace
+// root: {"trace_id", "requested", "log_file", "note", "files": [{"pid", "path"}]}.
+inline constexpr const char* kRewrittenLogFilesKey = "vigilRewrittenLogFiles";
+
 void RegisterTraceMethods(RpcDispatcher* dispatcher, TraceService* service);
 
 // The handlers, exposed for tests.

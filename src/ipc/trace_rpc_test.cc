@@ -3,8 +3,10 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "base/time_util.h"
 #include "ipc/ipc_test_util.h"
 #include "rpc/framing.h"
 
@@ -82,12 +84,41 @@ TEST_F(TraceRpcTest, SetKinetOnDemandRequestAnswersByteForByteLikeDynolog) {
   const std::string expected =
       R"({"activityProfilersBusy":0,"activityProfilersTriggered":[600,601],)"
       R"("eventProfilersBusy":0,"eventProfilersTriggered":[],"processesMatched":[600,601]})";
+  ASSERT_TRUE(reply.contains(kRewrittenLogFilesKey)) << reply.dump();  // /tmp is outside the root.
+  reply.erase(kRewrittenLogFilesKey);
   EXPECT_EQ(reply.dump(), expected);
   // Framed as Dynolog frames it: int32 length, then the JSON text.
   auto framed = EncodeFrame(reply.dump());
   ASSERT_TRUE(framed.ok());
   EXPECT_EQ(DecodeFrameLength(framed->data()), static_cast<int32_t>(expected.size()));
   EXPECT_EQ(framed->substr(4), expected);
+}
+
+// The requested /tmp/gpu_trace.json lies outside the trace root: the reply says where each
+// process really writes (Kineto's <name>_<pid>.json in the trace's own directory).
+TEST_F(TraceRpcTest, SetKinetOnDemandRequestNamesTheRealPathsOfARewrittenLogFile) {
+  Register(600, 4242);
+  Register(601, 4242);
+  nlohmann::json reply = Call(kDynoRequest);
+  const nlohmann::json& files = reply[kRewrittenLogFilesKey];
+  ASSERT_TRUE(files.is_object()) << reply.dump();
+  const std::string id = files["trace_id"];
+  ASSERT_TRUE(service_->Get(id).ok());
+  const std::string dir = root_.path() + "/" + id;
+  EXPECT_EQ(files["requested"], "/tmp/gpu_trace.json");
+  EXPECT_EQ(files["log_file"], dir + "/gpu_trace.json");
+  EXPECT_NE(files["note"].get<std::string>().find("outside the trace root"), std::string::npos);
+  EXPECT_EQ(files["files"],
+            nlohmann::json::parse(fmt::format(R"([{{"pid":600,"path":"{0}/gpu_trace_600.json"}},)"
+                                              R"({{"pid":601,"path":"{0}/gpu_trace_601.json"}}])",
+                                              dir)));
+  // A path the daemon keeps as asked is not rewritten, and the reply is Dynolog's alone.
+  Register(700, 77);
+  nlohmann::json kept = Call(
+      R"({"fn":"setKinetOnDemandRequest","config":"ACTIVITIES_DURATION_MSECS=100","job_id":77,)"
+      R"("pids":[0],"process_limit":3})");
+  EXPECT_EQ(kept["activityProfilersTriggered"], nlohmann::json::array({700}));
+  EXPECT_FALSE(kept.contains(kRewrittenLogFilesKey)) << kept.dump();
 }
 
 TEST_F(TraceRpcTest, BusyAndLimitCountAsDynologCountsThem) {
@@ -101,6 +132,53 @@ TEST_F(TraceRpcTest, BusyAndLimitCountAsDynologCountsThem) {
   EXPECT_EQ(second["processesMatched"].size(), 4u);
   EXPECT_EQ(second["activityProfilersTriggered"], nlohmann::json::array({603}));
   EXPECT_EQ(second["activityProfilersBusy"], 3);
+}
+
+// A busy process is named with what holds it: the holding trace, who asked for it, and when it
+// should end (its start time plus its duration) and be freed at the latest (plus the 60 s grace).
+TEST_F(TraceRpcTest, BusyProcessesNameTheTraceHoldingThemAndWhenItShouldEnd) {
+  const int other = static_cast<int>(geteuid()) == 0 ? 1000 : static_cast<int>(geteuid()) + 1;
+  Register(600, 4242, 0);
+  Register(601, 4242, other);
+  constexpr int64_t kStartMs = 4000000000000;  // Far ahead: the holder stays queued.
+  caller_.peer = "unix:pid=77,uid=0";
+  nlohmann::json holder = Call(fmt::format(
+      R"({{"fn":"vigilTraceStart","job_id":"4242","profile_start_time":{},"duration_ms":1500,)"
+      R"("reason":"slow step"}})",
+      kStartMs));
+  ASSERT_EQ(holder["triggered"], 2) << holder.dump();
+  const std::string holder_id = holder["trace_id"];
+
+  nlohmann::json second =
+      Call(R"({"fn":"vigilTraceStart","job_id":"4242","pids":[600],"duration_ms":100})");
+  EXPECT_EQ(second["triggered"], 0) << second.dump();
+  ASSERT_EQ(second["busy"].size(), 1u) << second.dump();
+  const nlohmann::json& b = second["busy"][0];
+  EXPECT_EQ(b["pid"], 600);
+  EXPECT_EQ(b["held_by"], holder_id);
+  EXPECT_EQ(b["holder"]["trace_id"], holder_id);
+  EXPECT_EQ(b["holder"]["origin"], "vigilTraceStart");
+  EXPECT_EQ(b["holder"]["requested_by"], "unix:pid=77,uid=0");
+  EXPECT_EQ(b["holder"]["reason"], "slow step");
+  EXPECT_EQ(b["holder"]["state"], "queued");
+  EXPECT_EQ(b["holder"]["expected_end_unix_ms"], kStartMs + 1500);
+  EXPECT_EQ(b["holder"]["expected_end"], FormatTimestamp((kStartMs + 1500) * 1000000));
+  EXPECT_EQ(b["holder"]["gives_up_at_unix_ms"], kStartMs + 1500 + 60000);
+  // vigilTraceStatus of the refused session tells the same.
+  nlohmann::json status = Call(R"({"fn":"vigilTraceStatus","trace_id":")" +
+                               second["trace_id"].get<std::string>() + R"("})");
+  EXPECT_EQ(status["busy"][0]["holder"]["expected_end_unix_ms"], kStartMs + 1500);
+
+  // Another user sees what holds its own process, but not who asked for a trace that also
+  // holds root's process, nor why.
+  caller_.transport = CallerInfo::Transport::kTcp;
+  caller_.uid = other;
+  nlohmann::json theirs = Call(R"({"fn":"vigilTraceStart","pids":[601],"duration_ms":100})");
+  ASSERT_EQ(theirs["busy"].size(), 1u) << theirs.dump();
+  EXPECT_EQ(theirs["busy"][0]["holder"]["trace_id"], holder_id);
+  EXPECT_EQ(theirs["busy"][0]["holder"]["expected_end_unix_ms"], kStartMs + 1500);
+  EXPECT_TRUE(theirs["busy"][0]["holder"]["requested_by"].is_null()) << theirs.dump();
+  EXPECT_FALSE(theirs["busy"][0]["holder"].contains("reason")) << theirs.dump();
 }
 
 TEST_F(TraceRpcTest, NoMatchGivesEmptyListsAsDynologDoes) {

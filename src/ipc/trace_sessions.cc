@@ -163,9 +163,10 @@ StatusOr<TraceSession> TraceService::StartSession(TraceSession session, int proc
   session.trace_id = NewTraceId();
   session.created_ns = now;
   session.created_unix_ns = options_.unix_clock();
-  const std::string* requested = config.Find(kKinetoLogFileKey);
+  const std::string* found = config.Find(kKinetoLogFileKey);
+  const std::string requested = found ? *found : "";
   const std::string root_path = OpenRootLocked().ok() ? root_->path() : options_.trace_root;
-  session.log_file = DecideLogFile(root_path, session.trace_id, requested ? *requested : "");
+  session.log_file = DecideLogFile(root_path, session.trace_id, requested);
   config.Set(kKinetoLogFileKey, session.log_file.path);
   // As Dynolog does: Kineto writes it into the trace's `trace_id`, which joins a file to the
   // request that made it (vigil analyze, vigil-fleet). A caller's own value is replaced.
@@ -229,6 +230,12 @@ StatusOr<TraceSession> TraceService::StartSession(TraceSession session, int proc
       session.trace_id, session.origin, SanitizeForLog(session.caller),
       SanitizeForLog(session.job_id), matched.size(), triggered, session.busy.size(),
       session.log_file.path, session.log_file.rewritten ? " (rewritten)" : "");
+  if (session.log_file.rewritten) {  // One line per rewrite: what was asked, where it goes.
+    VIGIL_LOG_INFO(
+        "trace log file rewritten: trace_id={} origin={} requested={} written_to={} ({})",
+        session.trace_id, session.origin, SanitizeForLog(requested, 512), session.log_file.path,
+        session.log_file.note);
+  }
   order_.push_back(session.trace_id);
   sessions_[session.trace_id] = session;
   // Keep the matched-but-not-triggered pids visible to callers that want Dynolog's view.

@@ -134,6 +134,12 @@ class TraceService : public RegistryObserver {
   // Why a request matched nothing, with the registered processes (bounded list).
   nlohmann::json ExplainNoMatch(const std::string& job_id, const std::set<int32_t>& pids) const;
 
+  // What holds a busy process (docs/protocols.md "vigilTraceStart", `busy`): the holding
+  // session's trace id, origin, requester and reason, the process's state in it, and when its
+  // trace should end and when the daemon gives up on it at the latest (trace_busy.cc). Null when
+  // the holding session is no longer known.
+  nlohmann::json DescribeHolder(const std::string& trace_id, int32_t pid) const;
+
   // RegistryObserver.
   void OnDelivered(int32_t host_pid, const std::string& trace_id, int64_t now_ns) override;
   void OnExpired(int32_t host_pid, const std::string& trace_id, int64_t now_ns) override;

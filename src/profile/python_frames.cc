@@ -221,13 +221,9 @@ Status PythonProcess::ReadFrameObjects(uint64_t tstate, std::vector<PythonFrame>
     }
     const uint64_t code = memory_.ReadPointerOr(frame + offsets_.frame_code, 0);
     VIGIL_ASSIGN_OR_RETURN(int32_t lasti, memory_.ReadValue<int32_t>(frame + offsets_.frame_lasti));
-    VIGIL_ASSIGN_OR_RETURN(const CodeInfo* info, Code(code));
-    const int64_t offset = std::max<int64_t>(lasti, 0) * (offsets_.lasti_in_code_units ? 2 : 1);
-    PythonFrame py;
-    py.function = info->name;
-    py.file = info->file;
-    py.line = LineOf(*info, static_cast<uint64_t>(offset));
-    py.entry = true;  // One eval-loop call per frame object.
+    // One eval-loop call per frame object: each is an entry.
+    VIGIL_ASSIGN_OR_RETURN(PythonFrame py,
+                           FrameAt(code, static_cast<uint64_t>(static_cast<int64_t>(lasti)), true));
     out->push_back(std::move(py));
     frame = memory_.ReadPointerOr(frame + offsets_.frame_previous, 0);
   }
@@ -277,15 +273,7 @@ Status PythonProcess::ReadFrames(uint64_t tstate, std::vector<PythonFrame>* out)
     }
     const bool entry =
         offsets_.entry_mark == EntryMark::kIsEntryFlag && raw[offsets_.frame_is_entry] != 0;
-    VIGIL_ASSIGN_OR_RETURN(const CodeInfo* info, Code(code));
-    const uint64_t first_unit = code + offsets_.code_code_adaptive;
-    const int index =
-        prev_instr >= first_unit ? static_cast<int>((prev_instr - first_unit) / 2) : 0;
-    PythonFrame py;
-    py.function = info->name;
-    py.file = info->file;
-    py.line = LineOf(*info, static_cast<uint64_t>(index));
-    py.entry = entry;
+    VIGIL_ASSIGN_OR_RETURN(PythonFrame py, FrameAt(code, prev_instr, entry));
     out->push_back(std::move(py));
     frame = previous;
   }
@@ -293,6 +281,32 @@ Status PythonProcess::ReadFrames(uint64_t tstate, std::vector<PythonFrame>* out)
     out->back().entry = true;  // The outermost frame always starts a run.
   }
   return OkStatus();
+}
+
+std::vector<std::pair<int, uint64_t>> PythonProcess::ThreadStatesByTid() {
+  std::vector<std::pair<int, uint64_t>> out;
+  for (auto [interp, tstate] : ThreadStates()) {
+    out.emplace_back(NativeTid(tstate), tstate);
+  }
+  return out;
+}
+
+StatusOr<PythonFrame> PythonProcess::FrameAt(uint64_t code, uint64_t position, bool entry) {
+  VIGIL_ASSIGN_OR_RETURN(const CodeInfo* info, Code(code));
+  uint64_t index = 0;  // Code unit (3.11+) or bytecode byte offset (before), per LineOf.
+  if (offsets_.frame_model == FrameModel::kFrameObject) {
+    const int64_t lasti = std::max<int64_t>(static_cast<int32_t>(position), 0);
+    index = static_cast<uint64_t>(lasti) * (offsets_.lasti_in_code_units ? 2 : 1);
+  } else {
+    const uint64_t first_unit = code + offsets_.code_code_adaptive;
+    index = position >= first_unit ? (position - first_unit) / 2 : 0;
+  }
+  PythonFrame py;
+  py.function = info->name;
+  py.file = info->file;
+  py.line = LineOf(*info, index);
+  py.entry = entry;
+  return py;
 }
 
 StatusOr<const PythonProcess::CodeInfo*> PythonProcess::Code(uint64_t address) {

@@ -49,6 +49,14 @@ class PythonProcess {
   // The thread state whose native thread id is `tid`; NotFound when it has none.
   StatusOr<PythonThread> ReadThread(int tid);
 
+  // For readers that capture frames elsewhere (snoop's BPF program reads the chain at a call):
+  // the layout, each thread state by native thread id (0 when unknown), and one captured frame
+  // resolved. `position` is the frame's instruction pointer (prev_instr, instr_ptr) for
+  // _PyInterpreterFrame, f_lasti for PyFrameObject.
+  const PythonOffsets& offsets() const { return offsets_; }
+  std::vector<std::pair<int, uint64_t>> ThreadStatesByTid();
+  StatusOr<PythonFrame> FrameAt(uint64_t code, uint64_t position, bool entry);
+
  private:
   struct CodeInfo {
     std::string name;

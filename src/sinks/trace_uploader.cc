@@ -16,6 +16,7 @@
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "sinks/fleet_url.h"
 
 namespace vigil {
 namespace {
@@ -55,12 +56,7 @@ StatusOr<std::unique_ptr<TraceUploader>> TraceUploader::Create(TraceUploaderOpti
   if (options.host.empty()) {
     return InvalidArgumentError("trace upload: empty host name");
   }
-  const size_t scheme = options.url.find("://");
-  const std::string name = scheme == std::string::npos ? "" : options.url.substr(0, scheme);
-  if ((name != "http" && name != "https") || options.url.size() == scheme + 3) {
-    return InvalidArgumentError("trace upload: fleet URL must be http[s]://HOST:PORT[/path], got " +
-                                options.url);
-  }
+  VIGIL_RETURN_IF_ERROR(FleetEndpointFor(options.url, "traces", "trace upload").status());
   return std::unique_ptr<TraceUploader>(new TraceUploader(std::move(options)));
 }
 
@@ -70,16 +66,11 @@ TraceUploader::TraceUploader(TraceUploaderOptions options)
           {.name = "trace upload", .max_queued_batches = options_.max_queue, .stop_timeout_ns = 0},
           this, [](const TraceUpload&) -> size_t { return 1; },
           [this](TraceUpload upload) { Dropped(std::move(upload)); }) {
-  const size_t scheme = options_.url.find("://");
-  const size_t slash = options_.url.find('/', scheme + 3);
-  base_url_ = options_.url.substr(0, slash);
-  // --fleet-url may name the ingest path (…/api/v1/ingest); traces go beside it.
-  std::string prefix = slash == std::string::npos ? "" : options_.url.substr(slash);
-  if (const size_t api = prefix.find("/api/v1"); api != std::string::npos) {
-    prefix.resize(api);
-  }
-  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
-  path_ = prefix + "/api/v1/traces";
+  // --fleet-url may name the ingest path (…/api/v1/ingest); traces go beside it. Create()
+  // checked the URL.
+  FleetEndpoint endpoint = FleetEndpointFor(options_.url, "traces", "trace upload").value();
+  base_url_ = std::move(endpoint.base_url);
+  path_ = std::move(endpoint.path);
   pipeline_.Start();
 }
 

@@ -4,7 +4,8 @@
 // copy bytes per direction, kernel names from cuModuleGetFunction. One entry and one return
 // program serve every API; the attach cookie is the API's index in `specs`, which user space
 // fills before load. Calls from pids not in `traced` are ignored; raw events go to the ring
-// buffer only when `raw_enabled` is set.
+// buffer only when `raw_enabled` is set. In CPython processes (a layout in `py_procs`) a stack
+// also carries the calling thread's Python frames, read from its thread state at the call.
 #include "vmlinux.h"
 
 #include <bpf/bpf_core_read.h>
@@ -128,12 +129,45 @@ struct {
   __type(value, struct stack_frames);
 } stacks SEC(".maps");
 
+// A stack being taken, and the bytes of the Python frame being read (+8: a field read at the
+// window's last offset stays inside the value).
+struct stack_scratch_value {
+  struct stack_frames s;
+  __u8 window[VS_PY_WINDOW + 8];
+};
+
 struct {
   __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
   __uint(max_entries, 1);
   __type(key, __u32);
-  __type(value, struct stack_frames);
+  __type(value, struct stack_scratch_value);
 } stack_scratch SEC(".maps");
+
+// CPython processes: where their frames are (user space writes it at attach).
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, __u32);
+  __type(value, struct py_layout);
+} py_procs SEC(".maps");
+
+// Each Python thread's PyThreadState*, by (pid, native tid), from user space's walk of the
+// interpreter's thread list; checked against the state's native_thread_id before use.
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 65536);
+  __type(key, struct thread_key);
+  __type(value, __u64);
+} py_threads SEC(".maps");
+
+// Threads of CPython processes that called without a known thread state: user space re-walks
+// that process's thread list on its next Poll.
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 1024);
+  __type(key, struct thread_key);
+  __type(value, __u8);
+} py_new_threads SEC(".maps");
 
 // One per-CPU slot holding every counter (vs_counter index), so a call does one lookup.
 struct {
@@ -173,11 +207,118 @@ static __always_inline __u64 arg(struct pt_regs* ctx, __u8 i) {
   return 0;
 }
 
-// The calling user stack (frame pointers) stored in `stacks`; its id (>= 0), or -1.
+static __always_inline __u64 read_ptr(__u64 address) {
+  __u64 v = 0;
+  if (bpf_probe_read_user(&v, sizeof(v), (const void*)address) != 0) return 0;
+  return v;
+}
+
+static __always_inline __u64 window_u64(const __u8* w, __u32 offset) {
+  return *(const __u64*)(w + (offset & (VS_PY_WINDOW - 1)));
+}
+
+// The calling thread's PyThreadState*, or 0 (not a Python thread, or not known yet: noted).
+static __always_inline __u64 python_thread_state(const struct py_layout* l, __u64 pid_tgid) {
+  struct thread_key k = {.pid = pid_tgid >> 32, .tid = (__u32)pid_tgid};
+  __u64* known = bpf_map_lookup_elem(&py_threads, &k);
+  __u64 tstate = known ? *known : 0;
+  // A thread state freed and its tid reused by a thread without one reads as unknown.
+  if (tstate && l->tstate_native_thread_id &&
+      (__u32)read_ptr(tstate + l->tstate_native_thread_id) != k.tid) {
+    tstate = 0;
+  }
+  if (!tstate) {
+    __u8 one = 1;
+    bpf_map_update_elem(&py_new_threads, &k, &one, BPF_ANY);
+    bump(VS_CTR_PY_NO_THREAD);
+  }
+  return tstate;
+}
+
+struct py_walk {
+  struct stack_scratch_value* b;
+  const struct py_layout* l;
+  __u64 frame;
+  __u32 n;
+  __u32 size;
+};
+
+// One frame of the chain (a bpf_loop callback, so the verifier checks one turn, not every
+// unrolled one): 0 to go on, 1 to stop.
+static long python_frame(__u64 turn, void* arg) {
+  struct py_walk* w = arg;
+  struct stack_scratch_value* b = w->b;
+  const struct py_layout* l = w->l;
+  if (!w->frame || w->n >= VS_MAX_PY_DEPTH) return 1;
+  __u32 size = w->size;
+  if (size > VS_PY_WINDOW) return 1;
+  if (bpf_probe_read_user(b->window, size, (const void*)w->frame) != 0) {
+    w->frame = 0;  // An unreadable frame ends the chain; what was read is kept.
+    return 1;
+  }
+  __u64 code = window_u64(b->window, l->frame_code);
+  __u64 previous = window_u64(b->window, l->frame_previous);
+  __u64 position = window_u64(b->window, l->frame_position);
+  bool entry = true;
+  __u32 n = w->n;
+  if (l->model == VS_PY_INTERP_FRAME) {
+    if (l->entry_mark == VS_PY_ENTRY_SHIM) {
+      if (b->window[l->frame_owner & (VS_PY_WINDOW - 1)] == 3 /* FRAME_OWNED_BY_CSTACK */) {
+        if (n > 0) b->s.py_entry |= 1u << ((n - 1) & 31);
+        w->frame = previous;
+        return 0;
+      }
+      entry = false;
+    } else {
+      entry = b->window[l->frame_is_entry & (VS_PY_WINDOW - 1)] != 0;
+    }
+  } else {
+    position = (__u64)(__s64)(__s32)position;  // int f_lasti.
+  }
+  b->s.py[n & (VS_MAX_PY_DEPTH - 1)].code = code;
+  b->s.py[n & (VS_MAX_PY_DEPTH - 1)].position = position;
+  if (entry) b->s.py_entry |= 1u << (n & 31);
+  w->n = n + 1;
+  w->frame = previous;
+  return 0;
+}
+
+// The calling thread's Python frames into s->py (what profile/python_frames reads from outside,
+// at the moment of the call): innermost first, shim frames skipped (their caller marked as a
+// run's entry). A frame that cannot be read ends the chain there.
+static __always_inline void python_frames(struct stack_scratch_value* b, __u64 pid_tgid) {
+  struct stack_frames* s = &b->s;
+  s->py_depth = 0;
+  s->py_entry = 0;
+  s->py_truncated = 0;
+  __u32 pid = pid_tgid >> 32;
+  const struct py_layout* l = bpf_map_lookup_elem(&py_procs, &pid);
+  if (!l) return;  // Not CPython: nothing more per call than this lookup.
+  __u64 tstate = python_thread_state(l, pid_tgid);
+  if (!tstate) return;
+  struct py_walk w = {.b = b, .l = l, .frame = 0, .n = 0, .size = l->frame_read_size};
+  if (w.size == 0 || w.size > VS_PY_WINDOW) return;
+  if (l->model == VS_PY_FRAME_OBJECT) {
+    w.frame = read_ptr(tstate + l->tstate_frame);
+  } else if (l->tstate_cframe) {
+    __u64 cframe = read_ptr(tstate + l->tstate_cframe);
+    if (cframe) w.frame = read_ptr(cframe + l->cframe_current_frame);
+  } else {
+    w.frame = read_ptr(tstate + l->tstate_current_frame);
+  }
+  // Shim frames take a turn without a slot: a few turns more than slots.
+  bpf_loop(VS_MAX_PY_DEPTH + 8, python_frame, &w, 0);
+  s->py_depth = w.n;
+  s->py_truncated = w.frame != 0;
+}
+
+// The calling user stack (frame pointers, and Python frames in CPython processes) stored in
+// `stacks`; its id (>= 0), or -1.
 static __always_inline __s64 user_stack_id(struct pt_regs* ctx) {
   __u32 zero = 0;
-  struct stack_frames* b = bpf_map_lookup_elem(&stack_scratch, &zero);
-  if (!b) return -1;
+  struct stack_scratch_value* sv = bpf_map_lookup_elem(&stack_scratch, &zero);
+  if (!sv) return -1;
+  struct stack_frames* b = &sv->s;
   long n = bpf_get_stack(ctx, b->ips, sizeof(b->ips), BPF_F_USER_STACK);
   if (n <= 0) return -1;
   __u64 h = 14695981039346656037ull;  // FNV-1a over the frames.
@@ -189,6 +330,16 @@ static __always_inline __s64 user_stack_id(struct pt_regs* ctx) {
   for (int i = 0; i < VS_MAX_STACK_DEPTH; i++) {  // bpf_get_stack leaves the rest as it was.
     if (i * 8 >= n) b->ips[i] = 0;
   }
+  python_frames(sv, bpf_get_current_pid_tgid());
+  for (int i = 0; i < VS_MAX_PY_DEPTH; i++) {  // Slots past py_depth are left as they were.
+    if (i >= b->py_depth) break;
+    h ^= b->py[i].code;
+    h *= 1099511628211ull;
+    h ^= b->py[i].position;
+    h *= 1099511628211ull;
+  }
+  h ^= b->py_entry;
+  h *= 1099511628211ull;
   h &= 0x7fffffffffffffffull;
   if (bpf_map_update_elem(&stacks, &h, b, BPF_NOEXIST) != 0 && !bpf_map_lookup_elem(&stacks, &h)) {
     bump(VS_CTR_MAP_FULL);

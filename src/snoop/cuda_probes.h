@@ -23,6 +23,8 @@ typedef int64_t vs_s64;
 #define VS_HIST_BUCKETS 48
 #define VS_MAX_STACK_DEPTH 64
 #define VS_MAX_DEVICE 1023 /* Device indices above this are counted as this one. */
+#define VS_MAX_PY_DEPTH 32 /* Python frames kept per stack (innermost first). */
+#define VS_PY_WINDOW 128   /* Bytes of one Python frame read at once (its fields' span). */
 
 /* What a probe does with a call (api_spec.klass). */
 enum vs_class {
@@ -83,8 +85,46 @@ struct api_spec {
   vs_u8 make_current; /* CTX_NEW: the call makes the new context current (cuCtxCreate). */
 };
 
+/* How a CPython process keeps its frames (py_procs, per pid), from profile/python_offsets:
+ * byte offsets into the thread state, _PyCFrame and each frame. */
+enum vs_py_model {
+  VS_PY_INTERP_FRAME = 0, /* _PyInterpreterFrame chains (3.11+). */
+  VS_PY_FRAME_OBJECT = 1, /* PyFrameObject f_back chains from PyThreadState.frame (3.9, 3.10). */
+};
+enum vs_py_entry_mark {
+  VS_PY_ENTRY_FLAG = 0, /* frame_is_entry byte (3.11). */
+  VS_PY_ENTRY_SHIM = 1, /* A frame with owner FRAME_OWNED_BY_CSTACK below the entry (3.12+). */
+};
+
+struct py_layout {
+  vs_u32 model;
+  vs_u32 entry_mark;
+  vs_u32 tstate_cframe; /* 0: the frame hangs off the thread state (tstate_current_frame). */
+  vs_u32 cframe_current_frame;
+  vs_u32 tstate_current_frame;
+  vs_u32 tstate_frame;            /* VS_PY_FRAME_OBJECT. */
+  vs_u32 tstate_native_thread_id; /* 0: not checked (before 3.11). */
+  vs_u32 frame_code;
+  vs_u32 frame_previous;
+  vs_u32 frame_position; /* prev_instr / instr_ptr (a pointer), or int f_lasti (frame objects). */
+  vs_u32 frame_is_entry;
+  vs_u32 frame_owner;
+  vs_u32 frame_read_size; /* Bytes read per frame, covering every field above; <= VS_PY_WINDOW. */
+};
+
+/* One Python frame as captured: resolved to name, file and line in user space. */
+struct py_frame {
+  vs_u64 code;     /* PyCodeObject* (3.13: f_executable). */
+  vs_u64 position; /* The instruction pointer (interpreter frames) or f_lasti (frame objects). */
+};
+
 struct stack_frames {
   vs_u64 ips[VS_MAX_STACK_DEPTH]; /* Innermost first; zeros after the last frame. */
+  vs_u32 py_depth;                /* Python frames in py[], innermost first; 0 for none. */
+  vs_u32 py_entry;                /* Bit i: py[i] is the first frame of its eval-loop call. */
+  vs_u32 py_truncated;            /* The chain went on past VS_MAX_PY_DEPTH frames. */
+  vs_u32 pad;
+  struct py_frame py[VS_MAX_PY_DEPTH];
 };
 
 struct launch_key {
@@ -202,8 +242,10 @@ enum vs_counter {
   VS_CTR_SEEN = 0,     /* Calls that passed the pid filter. */
   VS_CTR_RECORDED = 1, /* Calls recorded (after sampling). */
   VS_CTR_RB_DROPPED = 2,
-  VS_CTR_MAP_FULL = 3, /* Updates refused because a map was full. */
-  VS_CTR_COUNT = 4,
+  VS_CTR_MAP_FULL = 3,     /* Updates refused because a map was full. */
+  VS_CTR_PY_NO_THREAD = 4, /* Stacks in CPython processes taken without Python frames: the
+                              thread's state was not known yet (user space is told). */
+  VS_CTR_COUNT = 5,
 };
 
 struct raw_event {

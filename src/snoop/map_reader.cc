@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snoop/map_reader.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <bpf/bpf.h>
@@ -67,17 +68,23 @@ uint64_t ReadCounter(int counters_fd, uint32_t index) {
   return sum;
 }
 
-std::vector<uint64_t> ReadStack(int stacks_fd, int64_t stack_id) {
-  std::vector<uint64_t> frames;
-  if (stacks_fd < 0 || stack_id < 0) return frames;
+StackRecord ReadStack(int stacks_fd, int64_t stack_id) {
+  StackRecord record;
+  if (stacks_fd < 0 || stack_id < 0) return record;
   stack_frames value{};
   uint64_t id = static_cast<uint64_t>(stack_id);
-  if (bpf_map_lookup_elem(stacks_fd, &id, &value) != 0) return frames;
+  if (bpf_map_lookup_elem(stacks_fd, &id, &value) != 0) return record;
   for (uint64_t ip : value.ips) {
     if (ip == 0) break;
-    frames.push_back(ip);
+    record.ips.push_back(ip);
   }
-  return frames;
+  const uint32_t depth = std::min<uint32_t>(value.py_depth, VS_MAX_PY_DEPTH);
+  for (uint32_t i = 0; i < depth; ++i) {
+    record.python.push_back(
+        {value.py[i].code, value.py[i].position, ((value.py_entry >> i) & 1) != 0});
+  }
+  record.python_truncated = value.py_truncated != 0;
+  return record;
 }
 
 std::optional<std::string> ReadFuncName(int func_names_fd, uint32_t pid, uint64_t handle) {

@@ -44,8 +44,21 @@ MapContents ReadMaps(const ProbeMapFds& fds, size_t max_entries = 1 << 20);
 // One counter (vs_counter index) summed over CPUs.
 uint64_t ReadCounter(int counters_fd, uint32_t index);
 
-// The user stack `stack_id` (innermost first, zeros dropped); empty when unknown.
-std::vector<uint64_t> ReadStack(int stacks_fd, int64_t stack_id);
+// One Python frame as the probes captured it (see py_frame).
+struct CapturedPythonFrame {
+  uint64_t code = 0;
+  uint64_t position = 0;
+  bool entry = false;  // The first frame of its eval-loop call.
+};
+
+struct StackRecord {
+  std::vector<uint64_t> ips;                // Innermost first, zeros dropped.
+  std::vector<CapturedPythonFrame> python;  // Innermost first; empty outside CPython.
+  bool python_truncated = false;            // Outer Python frames were not recorded.
+};
+
+// The user stack `stack_id`; no ips when unknown.
+StackRecord ReadStack(int stacks_fd, int64_t stack_id);
 
 // The name cuModuleGetFunction / cuLibraryGetKernel gave `handle` in `pid`.
 std::optional<std::string> ReadFuncName(int func_names_fd, uint32_t pid, uint64_t handle);

@@ -85,6 +85,7 @@ Json ProcessJson(const ProcessSummary& p) {
       {"command", p.command},
       {"libraries", p.libraries},
       {"exited", p.exited},
+      {"python", p.python.empty() ? Json(nullptr) : Json(p.python)},
       {"launches",
        {{"total", p.launches_total},
         {"graph_launches", p.graph_launches},

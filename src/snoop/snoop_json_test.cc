@@ -76,6 +76,7 @@ TEST(SnoopJsonTest, WritesTheWholeModelInSchemaOrder) {
         "/usr/lib/libcudart.so.12"
       ],
       "exited": false,
+      "python": null,
       "launches": {
         "total": 30,
         "graph_launches": 2,
@@ -240,6 +241,7 @@ TEST(SnoopJsonTest, SessionFlagsWarningsAndExitedProcesses) {
   s.python_frames = true;
   s.warnings = {"event budget exceeded: sampling 1 in 4"};
   s.processes[0].exited = true;
+  s.processes[0].python = "3.11";
   ProcessSummary other;
   other.pid = 7;
   other.command = "other";
@@ -254,6 +256,8 @@ TEST(SnoopJsonTest, SessionFlagsWarningsAndExitedProcesses) {
   EXPECT_EQ(doc["warnings"], nlohmann::json::array({"event budget exceeded: sampling 1 in 4"}));
   ASSERT_EQ(doc["processes"].size(), 2u);
   EXPECT_EQ(doc["processes"][0]["exited"], true);
+  EXPECT_EQ(doc["processes"][0]["python"], "3.11");
+  EXPECT_EQ(doc["processes"][1]["python"], nullptr);
   EXPECT_EQ(doc["processes"][1]["pid"], 7);
   EXPECT_EQ(doc["processes"][1]["launches"]["by_kernel"], nlohmann::json::array());
   EXPECT_EQ(doc["processes"][1]["memory"]["leaks"], nlohmann::json::array());

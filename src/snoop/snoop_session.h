@@ -37,6 +37,9 @@ struct SnoopOptions {
   // One multi-uprobe link per library file where the kernel has them (fast to detach); false
   // forces a perf-event link per probe, as on kernels before 6.6.
   bool multi_uprobe_links = true;
+  // In CPython processes (3.9 to 3.13), stacks carry the calling thread's Python frames, read
+  // by the probes at the call and merged where the eval loop runs them.
+  bool python_frames = true;
 };
 
 // What a traced process had probes attached for (ProcessSummary::libraries says the same).

@@ -88,6 +88,7 @@ struct ProcessSummary {
   std::vector<std::string> libraries;  // What was attached to: paths as the process sees them,
                                        // "(static in /path/exe)" for a static cudart.
   bool exited = false;                 // The process exited during the session.
+  std::string python;  // "3.11": CPython, its stacks carry Python frames; empty otherwise.
   uint64_t launches_total = 0;
   std::vector<KernelLaunches> launches_by_kernel;  // Most launched first.
   uint64_t graph_launches = 0;
@@ -107,7 +108,9 @@ struct SessionSummary {
   double sample_ratio = 1.0;  // Fraction of events recorded when sampled.
   uint64_t events_seen = 0;
   uint64_t events_dropped = 0;  // Ring-buffer overflow (raw trace only).
-  bool python_frames = false;   // False: stacks are native frames only (said in every output).
+  // True: stacks of CPython processes carry their Python frames (ProcessSummary::python says
+  // which processes); false: native frames only (said in every output).
+  bool python_frames = false;
   std::vector<ProcessSummary> processes;
   std::vector<std::string> warnings;  // One line each, shown in every output.
 };

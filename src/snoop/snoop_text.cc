@@ -116,6 +116,7 @@ void AppendProcess(const ProcessSummary& p, const TextOptions& o, std::string* o
     libraries += (libraries.empty() ? "" : ", ") + lib;
   }
   *out += "  libraries: " + (libraries.empty() ? std::string("none found") : libraries) + "\n";
+  if (!p.python.empty()) *out += "  python: CPython " + p.python + " (Python frames in stacks)\n";
 
   *out += fmt::format("  launches: {}", p.launches_total);
   if (p.graph_launches > 0) {

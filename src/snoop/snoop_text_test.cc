@@ -83,6 +83,7 @@ TEST(SnoopTextTest, SaysWhatQualifiesTheNumbers) {
   s.python_frames = true;
   s.warnings = {"pid 17: no CUDA library mapped"};
   s.processes[0].exited = true;
+  s.processes[0].python = "3.11";
   s.processes[0].has_framework_memory = true;
   s.processes[0].framework_memory.allocations = 1;
   s.processes[0].framework_memory.outstanding_bytes = 1024;
@@ -95,6 +96,7 @@ sampled: the event budget was exceeded; 25.0% of events recorded
 dropped: 9 raw events lost to a full ring buffer
 warning: pid 17: no CUDA library mapped)txt");
   EXPECT_NE(text.find("pid 4242 train (exited)\n"), std::string::npos);
+  EXPECT_NE(text.find("  python: CPython 3.11 (Python frames in stacks)\n"), std::string::npos);
   EXPECT_NE(text.find("  memory (caching allocator): 1 allocation, 0 frees, 1.0 KiB outstanding, "
                       "2.0 KiB peak\n"
                       "    held by the driver, not in use by the framework: 2.0 KiB\n"),

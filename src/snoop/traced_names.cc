@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "profile/python_merge.h"
 #include "snoop/cuda_api_table.h"
 #include "snoop/map_reader.h"
 
@@ -20,10 +21,12 @@ std::string HexName(uint64_t v) {
 
 }  // namespace
 
-TracedNames::TracedNames(std::string proc_root, int func_names_fd, int stacks_fd)
+TracedNames::TracedNames(std::string proc_root, int func_names_fd, int stacks_fd,
+                         PythonStacks* python)
     : symbolizer_(SymbolizerOptions{.proc_root = std::move(proc_root)}),
       func_names_fd_(func_names_fd),
-      stacks_fd_(stacks_fd) {}
+      stacks_fd_(stacks_fd),
+      python_(python) {}
 
 void TracedNames::SetMaps(int pid, std::vector<Mapping> maps) { maps_[pid] = std::move(maps); }
 
@@ -71,15 +74,32 @@ CallStack TracedNames::Stack(uint32_t pid, int64_t stack_id) {
   auto it = stacks_.find(key);
   if (it != stacks_.end()) return it->second;
   CallStack stack;
-  std::vector<uint64_t> ips = ReadStack(stacks_fd_, stack_id);
-  if (ips.empty()) return stack;
-  bool all_known = true;
-  for (Frame f : symbolizer_.SymbolizeStack(static_cast<int>(pid), ips)) {
+  StackRecord record = ReadStack(stacks_fd_, stack_id);
+  if (record.ips.empty()) return stack;
+  bool complete = true;
+  std::vector<ProfileFrame> frames;
+  for (Frame f : symbolizer_.SymbolizeStack(static_cast<int>(pid), record.ips)) {
     if (!f.known()) f = FallbackFrame(pid, f.address);
-    all_known &= f.known();
-    stack.frames.push_back(f.function + " (" + f.module + ")");
+    complete &= f.known();
+    ProfileFrame native;
+    native.function = f.function;
+    native.module = f.module;
+    frames.push_back(std::move(native));
   }
-  if (!all_known && !exited_.count(static_cast<int>(pid)))
+  if (!record.python.empty() && python_) {
+    StatusOr<std::vector<PythonFrame>> py = python_->Resolve(static_cast<int>(pid), record.python);
+    if (py.ok()) {
+      frames = MergePythonFrames(frames, *py, python_->Module(static_cast<int>(pid)));
+    } else {
+      complete = false;
+    }
+  }
+  for (const ProfileFrame& f : frames) {
+    stack.frames.push_back(f.kind == FrameKind::kPython ? FrameLabel(f)
+                                                        : f.function + " (" + f.module + ")");
+  }
+  if (record.python_truncated) stack.frames.push_back("[outer Python frames not recorded]");
+  if (!complete && !exited_.count(static_cast<int>(pid)))
     return stack;  // Retried later (a library not read yet).
   stacks_.emplace(key, stack);
   return stack;

@@ -3,7 +3,9 @@
 // CUfunction named by cuModuleGetFunction / cuLibraryGetKernel) and user stacks. Live
 // processes go through the Symbolizer (files through /proc/PID/root); once a process has
 // exited, its saved maps and the mapped files opened by their own paths (same inode) still
-// name addresses. Names are cached; a miss is retried every 2 s, not on every snapshot.
+// name addresses. Python frames captured with a stack are named through PythonStacks and
+// merged where the eval loop runs them. Names are cached; a miss is retried every 2 s, not on
+// every snapshot.
 #pragma once
 
 #include <chrono>
@@ -20,13 +22,16 @@
 #include "profile/proc_maps.h"
 #include "profile/symbolizer.h"
 #include "snoop/aggregator.h"
+#include "snoop/python_stacks.h"
 
 namespace vigil::snoop {
 
 class TracedNames : public NameResolver {
  public:
-  // `func_names_fd`, `stacks_fd`: the probes' maps of kernel names and of stacks.
-  TracedNames(std::string proc_root, int func_names_fd, int stacks_fd);
+  // `func_names_fd`, `stacks_fd`: the probes' maps of kernel names and of stacks; `python`
+  // (borrowed, may be null) names their Python frames.
+  TracedNames(std::string proc_root, int func_names_fd, int stacks_fd,
+              PythonStacks* python = nullptr);
 
   // The process's maps as just read (kept for naming after it exits).
   void SetMaps(int pid, std::vector<Mapping> maps);
@@ -44,6 +49,7 @@ class TracedNames : public NameResolver {
   Symbolizer symbolizer_;
   int func_names_fd_;
   int stacks_fd_;
+  PythonStacks* python_;
   std::map<int, std::vector<Mapping>> maps_;
   std::set<int> exited_;
   std::map<std::tuple<uint32_t, bool, uint64_t>, std::string> kernel_names_;

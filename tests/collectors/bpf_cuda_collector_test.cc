@@ -62,8 +62,8 @@ TEST_F(BpfCudaCollectorTest, AttachesToAWorkloadThatStartsLaterAndCountsItExactl
   const std::string exe = std::string(dir) + "/" + comm;
   std::filesystem::copy_file(SNOOP_WORKLOAD, exe);
   std::filesystem::permissions(exe, std::filesystem::perms::owner_all);
-  CollectorOptions options;
-  BpfCudaCollector collector(options);
+  CollectorContext context;
+  BpfCudaCollector collector(context);
   Tick first = CollectGroup(collector, comm);
   ASSERT_TRUE(first.status.ok() || first.status.code() == StatusCode::kNotFound)
       << first.status.ToString();
@@ -120,8 +120,8 @@ TEST_F(BpfCudaCollectorTest, AbsentWithoutPrivileges) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
-    CollectorOptions options;
-    BpfCudaCollector collector(options);
+    CollectorContext context;
+    BpfCudaCollector collector(context);
     MetricBatch batch;
     MetricWriter writer(&batch);
     Status s = collector.Collect(writer);

@@ -64,7 +64,8 @@ TEST_F(VigildApiTest, MetricsHasCollectorSuccessForEveryCollector) {
   ASSERT_EQ(reply.status, 200);
   EXPECT_EQ(reply.content_type, "text/plain; version=0.0.4; charset=utf-8");
   EXPECT_NE(reply.body.find("# TYPE vigil_collector_success gauge"), std::string::npos);
-  EXPECT_NE(reply.body.find("vigil_collector_success{collector=\"daemon\"} 1"), std::string::npos);
+  EXPECT_NE(reply.body.find("vigil_collector_success{collector=\"daemon_self\"} 1"),
+            std::string::npos);
   // The control RPC address others reach this daemon at (vigil-fleet records it per host).
   EXPECT_NE(reply.body.find("vigil_daemon_info{rpc_address=\"" + daemon_->rpc_target() +
                             "\",version=\"0.1.0\"} 1"),
@@ -96,12 +97,12 @@ TEST_F(VigildApiTest, MetricsPassesPromtool) {
 
 TEST_F(VigildApiTest, LatestReturnsSeriesWithLabelsAndOnePoint) {
   auto doc =
-      GetJson("/api/v1/latest?selector=vigil_collector_success%7Bcollector%3D%22daemon%22%7D");
+      GetJson("/api/v1/latest?selector=vigil_collector_success%7Bcollector%3D%22daemon_self%22%7D");
   ASSERT_EQ(doc["series"].size(), 1u) << doc.dump();
   const auto& s = doc["series"][0];
   EXPECT_EQ(s["name"], "vigil_collector_success");
   EXPECT_EQ(s["kind"], "gauge");
-  EXPECT_EQ(s["labels"]["collector"], "daemon");
+  EXPECT_EQ(s["labels"]["collector"], "daemon_self");
   ASSERT_EQ(s["points"].size(), 1u);
   EXPECT_EQ(s["points"][0][1], 1.0);
   EXPECT_GT(s["points"][0][0].get<int64_t>(), UnixNanos() - 3600 * kNanosPerSecond);

@@ -2,7 +2,8 @@
 // MFU end to end: this test process registers with a real vigild (simulated GPUs, pushing to a
 // real vigil-fleet with --fleet-url) through libvigil_client as a process of the simulated
 // training job and reports its steps; the fleet's job API, `vigil fleet job`, `vigil fleet jobs`
-// and `vigil fleet report --by job` then show the job's MFU, model FLOP/s and step time, and the
+// and `vigil fleet report --by job` then show the job's MFU, model FLOP/s, step time and
+// device-seconds per input byte, and the
 // job's identity carries the framework label the GPU counters now have.
 #include <unistd.h>
 
@@ -55,7 +56,9 @@ TEST(FleetMfuTest, ClientStepReportsReachTheFleetJobApiAndCli) {
   vigil_client* client = vigil_client_open(&o, err, sizeof err);
   ASSERT_NE(client, nullptr) << err << "\n" << daemon.Log();
 
-  // 4 steps of 0.5 s at 2e14 model FLOPs each: 4e14 FLOP/s on a 1e15 FLOP/s device, MFU 0.4.
+  // 4 steps of 0.5 s at 2e14 model FLOPs each: 4e14 FLOP/s on a 1e15 FLOP/s device, MFU 0.4;
+  // 2 device-seconds for 1 MiB of input.
+  constexpr double kSecondsPerByte = 2.0 / (1 << 20);
   httplib::Client http(fleet.url());
   json job;
   const int64_t deadline = MonotonicNanos() + 90 * kNanosPerSecond;
@@ -76,6 +79,8 @@ TEST(FleetMfuTest, ClientStepReportsReachTheFleetJobApiAndCli) {
   EXPECT_NEAR(job["step_seconds"].get<double>(), 0.5, 1e-9);
   EXPECT_NEAR(job["model_flops_per_step"].get<double>(), 2e14, 1);
   EXPECT_NEAR(job["model_flops_per_second"].get<double>(), 4e14, 1);
+  ASSERT_TRUE(job["device_seconds_per_input_byte"].is_number()) << job.dump(2);
+  EXPECT_NEAR(job["device_seconds_per_input_byte"].get<double>(), kSecondsPerByte, 1e-18);
   bool framework = false;
   for (const json& id : job["identities"]) framework |= id["framework"] == "pytorch";
   EXPECT_TRUE(framework) << job.dump(2);
@@ -88,14 +93,20 @@ TEST(FleetMfuTest, ClientStepReportsReachTheFleetJobApiAndCli) {
   ASSERT_EQ(Run({vigil, "fleet", "job", kJob, "--fleet", fleet.url()}, &out), 0) << out;
   EXPECT_NE(out.find("MFU              40.0%"), std::string::npos) << out;
   EXPECT_NE(out.find("step seconds     0.500"), std::string::npos) << out;
+  EXPECT_NE(out.find("device-s per GB  1907\n"), std::string::npos) << out;  // 2 s / 2^20 B.
   ASSERT_EQ(Run({vigil, "fleet", "jobs", "--fleet", fleet.url()}, &out), 0);
   EXPECT_NE(out.find(kJob), std::string::npos) << out;
   EXPECT_NE(out.find("40.0%"), std::string::npos) << out;
+  EXPECT_NE(out.find("DEV-S/GB"), std::string::npos) << out;
+  EXPECT_NE(out.find(" 1907"), std::string::npos) << out;
   ASSERT_EQ(
       Run({vigil, "fleet", "report", "--by", "job", "--format", "csv", "--fleet", fleet.url()},
           &out),
       0);
-  EXPECT_NE(out.find(",mfu_ratio,model_flops_per_second,step_seconds\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(",mfu_ratio,model_flops_per_second,step_seconds,"
+                     "device_seconds_per_input_byte\n"),
+            std::string::npos)
+      << out;
   const size_t line = out.find(std::string("\n") + kJob + ",");
   ASSERT_NE(line, std::string::npos) << out;
   std::vector<std::string> cells;
@@ -109,10 +120,11 @@ TEST(FleetMfuTest, ClientStepReportsReachTheFleetJobApiAndCli) {
     }
   }
   cells.push_back(cell);
-  ASSERT_EQ(cells.size(), 11u) << out;
+  ASSERT_EQ(cells.size(), 12u) << out;
   EXPECT_NEAR(std::stod(cells[8]), 0.4, 1e-9) << out;
   EXPECT_NEAR(std::stod(cells[9]), 4e14, 1) << out;
   EXPECT_NEAR(std::stod(cells[10]), 0.5, 1e-9) << out;
+  EXPECT_NEAR(std::stod(cells[11]), kSecondsPerByte, 1e-18) << out;
   EXPECT_NE(Run({vigil, "fleet", "job", "no-such-job", "--fleet", fleet.url()}, &out), 0);
   std::filesystem::remove_all(dir);
 }

@@ -2,18 +2,22 @@
 // End-to-end test of the vigil-fleet dashboard: starts the built vigil-fleet on a free loopback
 // port with an empty ledger, pushes a small fleet through POST /api/v1/ingest, then drives
 // Debian's Chromium (playwright-core, no browser download) through every page: pages load, the
-// charts draw the pushed data, the attribution drill-down works, and the console stays clean.
+// charts draw the pushed data, the attribution drill-down works, the heatmap tells 0 % from no
+// report and opens a host, the host and GPU pages chart the GPUs over exactly the chosen window
+// (presets, custom range, auto-refresh), units read right, the new pages' screenshots hold drawn
+// content where their charts and tables are, and the console stays clean.
 // Exit 0: pass, 1: fail, 77: skipped (no chromium / playwright-core).
 //
 // Environment: VIGIL_FLEET_BIN (the vigil-fleet binary), VIGIL_WEB_NODE_MODULES (where
 // playwright-core is installed), VIGIL_CHROMIUM (default /usr/bin/chromium), VIGIL_WEB_OUT
 // (where screenshots go; default a temp dir).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ANALYSES, HOSTS, JOBS, TEAMS, makeBatches, toJson, uploadAnalyses } from './fleet_dataset.mjs';
+import { ANALYSES, HOSTS, JOBS, JOB_1001_CLIENT, TEAMS, makeBatches, toJson, uploadAnalyses } from './fleet_dataset.mjs';
+import { checkRegions } from './screenshot_check.mjs';
 
 const SKIP = 77;
 const chromiumPath = process.env.VIGIL_CHROMIUM || '/usr/bin/chromium';
@@ -149,6 +153,17 @@ async function main() {
       await ready(name);
       check((await state()) === 'ready', `page ${name} loads (${hash})`);
     };
+    // A full-page screenshot, kept, and checked for drawn content in each [selector, share].
+    const shot = async (name, regions) => {
+      const png = await page.screenshot({ fullPage: true });
+      writeFileSync(join(outDir, `${name}.png`), png);
+      const boxes = await Promise.all(regions.map(([sel]) => page.$eval(sel, (e) => {
+        const r = e.getBoundingClientRect();
+        return { x: r.x + window.scrollX, y: r.y + window.scrollY, width: r.width, height: r.height };
+      }).catch(() => null)));
+      const bad = checkRegions(png, regions.map(([sel, minShare], i) => ({ name: sel, box: boxes[i], minShare })));
+      check(bad.length === 0, `screenshot ${name}.png holds content in ${regions.map((r) => r[0]).join(', ')}${bad.length ? `: ${bad.join('; ')}` : ''}`);
+    };
 
     // Overview.
     await open('#/overview', 'overview');
@@ -200,6 +215,21 @@ async function main() {
     await page.screenshot({ path: join(outDir, 'job.png'), fullPage: true });
     const gpuRows = await page.$$eval('code', (els) => els.map((e) => e.textContent).filter((t) => t.startsWith('GPU-')));
     check(gpuRows.length === 4, `job page lists the job's 4 GPUs (${gpuRows.length})`);
+    const kpis = async () => Object.fromEntries(await page.$$eval('.kpi', (els) => els.map((e) => [
+      e.querySelector('.kpi-label').textContent, e.querySelector('.kpi-value').textContent])));
+    const job1002 = await (await fetch(`${base}/api/v1/jobs/1002`)).json();
+    const k1002 = await kpis();
+    check(k1002['Mean SM activity'] === `${(100 * job1002.mean_sm_active_ratio).toFixed(1)}%`
+      && k1002.Busy === `${(100 * job1002.busy_ratio).toFixed(1)}%`,
+      `job page: mean SM activity (${k1002['Mean SM activity']}) is the API's SM activity, the busy share (${k1002.Busy}) its own KPI`);
+    check(k1002['Device-s per GB'] === '—', `job page: a job with no input bytes reported shows none (${k1002['Device-s per GB']})`);
+    await open('#/job/1001', 'job');
+    const k1001 = await kpis();
+    const perGB = (JOB_1001_CLIENT.deviceSecondsPerInputByte * 1e9).toPrecision(3);
+    check(k1001['Device-s per GB'] === `${perGB} device-s/GB`, `job page: device-seconds per input byte beside MFU (${k1001['Device-s per GB']}, want ${perGB})`);
+    check(k1001['FLOP/s (est.)'] !== undefined && (await page.textContent('#page-job')).includes(`MFU ${(100 * JOB_1001_CLIENT.mfu).toFixed(1)}%`), 'job page: MFU shown');
+    const gpuLink = await page.$eval('#page-job a[href^="#/gpu/"]', (a) => a.getAttribute('href'));
+    check(gpuLink === '#/gpu/gpu-node-01/GPU-gpu-node-01-0', `job page links its GPUs to their pages (${gpuLink})`);
 
     // Heatmap: one row per host, coloured cells.
     await open('#/heatmap', 'heatmap');
@@ -208,11 +238,104 @@ async function main() {
     await page.screenshot({ path: join(outDir, 'heatmap.png'), fullPage: true });
     const heldView = await page.$('.seg a[href="#/heatmap?metric=held"]');
     check(Boolean(heldView), 'heatmap offers the held-but-idle view');
+    // 24 h window, 4 h of reports: most cells are "no report", hatched grey lines on white;
+    // gpu-node-05 runs no job: its cells are the scale's 0 % colour, a different pattern.
+    // Hatch lines: slate grey (148,163,184) and its blend with white; no colour of the blue scale
+    // is that grey (where the scale is as dark, its blue is far stronger).
+    const hatched = await countPixels(page, '#heatmap', 'r > 120 && r < 190 && b - r > 25 && b - r < 45 && g - r > 8 && g - r < 22');
+    const zero = await countPixels(page, '#heatmap', [224, 242, 254]);
+    check(hatched > 2000, `heatmap: buckets with no report are hatched (${hatched} px of hatch lines)`);
+    check(zero > 500, `heatmap: a host at 0 % busy is drawn in the scale's 0 % colour (${zero} px)`);
+    const legendHatch = await page.$eval('#legend-nodata', (e) => getComputedStyle(e).backgroundImage);
+    check(legendHatch.includes('repeating-linear-gradient'), 'heatmap legend shows "no report" as the hatch pattern');
+    const geo = JSON.parse(await page.$eval('#heatmap', (c) => c.dataset.geometry));
+    const now = Date.now() / 1000;
+    check(Math.abs(geo.to - now) < 120 && geo.to - geo.from === 86400,
+      `heatmap spans exactly the last 24 h, ending now (${new Date(geo.from * 1000).toISOString()} – ${new Date(geo.to * 1000).toISOString()})`);
+    const row = geo.hosts.indexOf('gpu-node-02');
+    await page.click('#heatmap', { position: { x: geo.left + geo.plotW - 20, y: geo.top + row * geo.rowH + geo.rowH / 2 } });
+    await ready('host');
+    check(page.url().endsWith('#/host/gpu-node-02'), `a heatmap cell opens its host's page (${page.url()})`);
+
+    // The host page (opened from the heatmap above).
+    await open('#/host/gpu-node-02', 'host');
+    const hostApi = await (await fetch(`${base}/api/v1/hosts/gpu-node-02?since=24h&step=5m`)).json();
+    const hostGpuRows = await page.$$eval('#page-host tr.gpu-row', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
+    check(hostGpuRows.length === 4, `host page lists its 4 GPUs (${hostGpuRows.length})`);
+    const g0 = hostApi.gpus[0].summary;
+    check(hostGpuRows[0][2] === `${(100 * g0.utilization_ratio).toFixed(1)}%` && hostGpuRows[0][6] === `${Math.round(g0.power_watts)} W`,
+      `host page: GPU 0's utilisation and power as the API gives them (${hostGpuRows[0][2]}, ${hostGpuRows[0][6]})`);
+    for (const id of ['util', 'sm', 'mem', 'power', 'temp', 'alloc']) {
+      // The GPUs' lines overlap (alike GPUs): count the pixels of any line colour (saturated).
+      const n = await countPixels(page, `#chart-gpu-${id} canvas`, 'Math.max(r, g, b) - Math.min(r, g, b) > 80');
+      check(n > 150, `host page: ${id} chart drawn (${n} px of lines)`);
+    }
+    const flopsCard = await page.textContent('#page-host');
+    check(flopsCard.includes('Not reported'), 'host page: the FLOP/s estimate, not pushed here, says "Not reported" (no empty chart)');
+    const hostJobs = await page.$$eval('#page-host tr.job-row td.key', (tds) => tds.map((t) => t.textContent));
+    check(hostJobs.length === 1 && hostJobs[0] === '1002', `host page lists the jobs on it (${hostJobs.join(', ')})`);
+    const win = await page.textContent('#series-window');
+    check(win.includes('5 min buckets'), `host page: 24 h in 5-minute buckets (${win})`);
+    await shot('host', [['#series-kpis', 0.02], ['#chart-gpu-util', 0.02], ['#chart-gpu-power', 0.02], ['#chart-gpu-temp', 0.02],
+      ['#chart-gpu-mem', 0.02], ['#page-host table.grid', 0.05]]);
+
+    // Time windows: a preset ends now; a custom range is exact and clipped to now; auto-refresh.
+    await page.selectOption('#range', '1h');
+    await page.waitForFunction(() => location.search.includes('range=1h') && document.body.dataset.state === 'ready', null, { timeout: 10000 });
+    const oneHour = await page.evaluate(async () => {
+      const u = new URL(location.href);
+      return { search: u.search, sub: document.querySelector('#series-window').textContent };
+    });
+    check(oneHour.sub.includes('1 min buckets'), `window 1 h: one-minute buckets (${oneHour.sub})`);
+    const from = new Date(Date.now() - 3 * 3600e3);
+    const to = new Date(Date.now() + 3600e3); // In the future: clipped to now.
+    const local = (d) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}T${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+    await page.selectOption('#range', 'custom');
+    await page.fill('#range-from', local(from));
+    await page.fill('#range-to', local(to));
+    await page.click('#range-apply');
+    await page.waitForFunction(() => location.search.includes('from=') && document.body.dataset.state === 'ready', null, { timeout: 10000 });
+    const custom = await page.evaluate(() => Object.fromEntries(new URL(location.href).searchParams));
+    check(Number(custom.from) === Math.floor(new Date(local(from)).getTime() / 1000), `custom range: from kept (${custom.from})`);
+    const customSub = await page.textContent('#series-window');
+    check(customSub.includes('1 min buckets'), `custom range of 3 h, clipped to now: one-minute buckets (${customSub})`);
+    await page.selectOption('#refresh', '30s');
+    await page.waitForFunction(() => location.search.includes('refresh=30s') && document.body.dataset.state === 'ready', null, { timeout: 5000 });
+    check((await page.$eval('#refresh', (e) => e.value)) === '30s' && (await page.$eval('#range', (e) => e.value)) === 'custom',
+      'auto-refresh 30 s is set and the custom range kept');
+    const asked = Date.now();
+    await page.waitForRequest((r) => r.url().includes('/api/v1/hosts/gpu-node-02?'), { timeout: 45000 });
+    const after = (Date.now() - asked) / 1000;
+    check(after > 25 && after < 40, `auto-refresh: the page asks again after about 30 s (${after.toFixed(1)} s)`);
+    await ready('host');
+    await page.selectOption('#refresh', 'off');
+    await page.selectOption('#range', '24h');
+    await page.waitForFunction(() => location.search.includes('range=24h') && !location.search.includes('from=') && document.body.dataset.state === 'ready', null, { timeout: 10000 });
+
+    // One GPU's page, from the host page's GPU table.
+    await page.click('#page-host tr.gpu-row');
+    await ready('gpu');
+    check(page.url().endsWith('#/gpu/gpu-node-02/GPU-gpu-node-02-0'), `a GPU row opens the GPU's page (${page.url()})`);
+    const gpuJobs = await page.$$eval('#page-gpu tr.job-row td.key', (tds) => tds.map((t) => t.textContent));
+    check(gpuJobs.length === 1 && gpuJobs[0] === '1002', `GPU page lists the job on it (${gpuJobs.join(', ')})`);
+    await shot('gpu', [['#series-kpis', 0.02], ['#chart-gpu-util', 0.02], ['#chart-gpu-sm', 0.02], ['#chart-gpu-alloc', 0.02]]);
+
+    // Hosts list.
+    await open('#/hosts', 'hosts');
+    const hostRows = await page.$$eval('#page-hosts tr.host-row td.key', (tds) => tds.map((t) => t.textContent));
+    check(hostRows.length === HOSTS.length && HOSTS.every((x) => hostRows.includes(x)), `hosts page lists the ${HOSTS.length} hosts (${hostRows.join(', ')})`);
+    await shot('hosts', [['#page-hosts table.grid', 0.05]]);
+    await page.click('#page-hosts tr.host-row:has-text("gpu-node-05")');
+    await ready('host');
+    check(page.url().endsWith('#/host/gpu-node-05'), `a host row opens its page (${page.url()})`);
 
     // Jobs and workflows.
     await open('#/jobs', 'jobs');
     const jobCount = await page.$$eval('#page-jobs tbody tr', (r) => r.length);
     check(jobCount === JOBS.length, `jobs page lists ${JOBS.length} jobs (${jobCount})`);
+    const row1001 = await page.$$eval('#page-jobs tbody tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent)).find((c) => c[0] === '1001'));
+    check(row1001 && row1001.includes(`${(100 * JOB_1001_CLIENT.mfu).toFixed(1)}%`) && row1001.includes((JOB_1001_CLIENT.deviceSecondsPerInputByte * 1e9).toPrecision(3)),
+      `jobs page: job 1001's MFU and device-seconds per GB side by side (${row1001 && row1001.slice(-4).join(' | ')})`);
     // Asking for profiling from the Workflows page: an empty job id and a job that does not run
     // are refused with the reason; a running job's request (its hosts report no control address
     // here, so it ends failed with the reason) is listed.
@@ -296,6 +419,11 @@ async function main() {
     check(shown.length === 2 && exposed && exposed.evidence >= 1 && exposed.rec.includes('Overlap communication'),
       `analysis detail shows its insights with evidence and recommendations (${shown.map((i) => `${i.id}: ${i.evidence} evidence`).join('; ')})`);
     await page.screenshot({ path: join(outDir, 'analysis.png'), fullPage: true });
+    const detailText = await page.textContent('#analysis-detail');
+    const raw = detailText.match(/\d(\.\d+)?e[+-]\d+/g);
+    check(!raw, `analysis detail: no raw exponent numbers such as 5.886e+7 (${raw ? raw.join(', ') : 'none'})`);
+    const values = await page.$$eval('#analysis-detail .insight[data-insight="low_gpu_utilization"] tbody tr', (rows) => rows.map((r) => r.lastElementChild.textContent));
+    check(values.length > 0 && values.every((v) => /^\d+(\.\d+)? (ms|s|µs)$/.test(v)), `analysis detail: idle gaps read as times (${values.slice(0, 3).join(', ')})`);
 
     check(problems.length === 0, `no console errors or failed requests${problems.length ? `: ${problems.join(' | ')}` : ''}`);
     console.log(`screenshots in ${outDir}`);

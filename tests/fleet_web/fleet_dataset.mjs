@@ -1,10 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// A small believable fleet for the dashboard test: 4 hosts x 4 GPUs, 3 teams, 6 jobs over the
-// last 4 hours, reported every minute the way vigild's push sink sends it (docs/protocols.md
-// "Fleet push"): per GPU vigil_gpu_up, SM activity and device energy; per job on a GPU the four
-// integrated counters. Batches of 15 minutes per host.
+// A small believable fleet for the dashboard test: 5 hosts x 4 GPUs, 3 teams, 6 jobs over the
+// last 4 hours (the fifth host runs none: 0 % busy, not "no report"), reported every minute the
+// way vigild's push sink sends it (docs/protocols.md "Fleet push"): per GPU vigil_gpu_up, SM
+// activity, utilisation, memory, power, temperature and device energy; per job on a GPU the
+// four integrated counters; job 1001's libvigil_client gauges (MFU, device-seconds per input
+// byte). Batches of 15 minutes per host.
 
-export const HOSTS = ['gpu-node-01', 'gpu-node-02', 'gpu-node-03', 'gpu-node-04'];
+export const HOSTS = ['gpu-node-01', 'gpu-node-02', 'gpu-node-03', 'gpu-node-04', 'gpu-node-05'];
+// What job 1001's application reports through libvigil_client.
+export const JOB_1001_CLIENT = { mfu: 0.42, deviceSecondsPerInputByte: 2.5e-9 };
+export const MEMORY_TOTAL = 80e9;
+// The gauges of a GPU at SM activity sm (running: a job holds it).
+export function gpuGauges(sm, running) {
+  return {
+    utilization: Math.min(1, sm + 0.05),
+    power: running ? 120 + 500 * sm : 70,
+    temperature: 35 + 40 * sm,
+    memory: running ? 60e9 : 1e9,
+  };
+}
 export const TEAMS = ['search', 'ads', 'research'];
 const H = 3600;
 
@@ -54,6 +68,12 @@ export function makeBatches(nowS, hours = 4, tickS = 60, batchTicks = 15) {
         samples.push({ name: 'vigil_gpu_up', kind: 'gauge', labels: gpuLabels, value: 1, time_ns: tns });
         samples.push({ name: 'vigil_gpu_sm_active_ratio', kind: 'gauge', labels: gpuLabels, value: sm, time_ns: tns });
         samples.push({ name: 'vigil_gpu_energy_joules_total', kind: 'counter', labels: gpuLabels, value: gpuEnergy[g], time_ns: tns });
+        const gauges = gpuGauges(sm, running.length > 0);
+        samples.push({ name: 'vigil_gpu_utilization_ratio', kind: 'gauge', labels: gpuLabels, value: gauges.utilization, time_ns: tns });
+        samples.push({ name: 'vigil_gpu_power_watts', kind: 'gauge', labels: gpuLabels, value: gauges.power, time_ns: tns });
+        samples.push({ name: 'vigil_gpu_temperature_celsius', kind: 'gauge', labels: gpuLabels, value: gauges.temperature, time_ns: tns });
+        samples.push({ name: 'vigil_gpu_memory_used_bytes', kind: 'gauge', labels: gpuLabels, value: gauges.memory, time_ns: tns });
+        samples.push({ name: 'vigil_gpu_memory_total_bytes', kind: 'gauge', labels: gpuLabels, value: MEMORY_TOTAL, time_ns: tns });
         for (const j of running) {
           const key = `${j.id}|${g}`;
           const c = counters.get(key) || { alloc: 0, busy: 0, held: 0, energy: 0 };
@@ -71,6 +91,12 @@ export function makeBatches(nowS, hours = 4, tickS = 60, batchTicks = 15) {
           samples.push({ name: 'vigil_gpu_held_idle_seconds_total', kind: 'counter', labels, value: c.held, time_ns: tns });
           samples.push({ name: 'vigil_job_gpu_energy_joules_total', kind: 'counter', labels, value: c.energy, time_ns: tns });
         }
+      }
+      const j1001 = JOBS[0];
+      if (hi === j1001.host && (t - t0) / H > j1001.start && (t - t0) / H <= j1001.end) {
+        const labels = { job_id: j1001.id, team: j1001.team, model: j1001.model, framework: j1001.framework };
+        samples.push({ name: 'vigil_job_mfu_ratio', kind: 'gauge', labels, value: JOB_1001_CLIENT.mfu, time_ns: tns });
+        samples.push({ name: 'vigil_job_device_seconds_per_input_byte', kind: 'gauge', labels, value: JOB_1001_CLIENT.deviceSecondsPerInputByte, time_ns: tns });
       }
       if ((k + 1) % batchTicks === 0 || k === ticks) flush(k);
     }

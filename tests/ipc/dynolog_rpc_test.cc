@@ -75,10 +75,26 @@ TEST(DynologRpcTest, GputraceRequestAndResponseBytesMatchDynolog) {
       "\\nPROFILE_REPORT_INPUT_SHAPES=false\\nPROFILE_PROFILE_MEMORY=false\\nPROFILE_WITH_STACK="
       "false\\nPROFILE_WITH_FLOPS=false\\nPROFILE_WITH_MODULES=false\",\n    \"job_id\": 99,\n"
       "    \"pids\": [0],\n    \"process_limit\": 3\n}";
-  const std::string expected =
+  const std::string dynolog =
       R"({"activityProfilersBusy":0,"activityProfilersTriggered":[321],"eventProfilersBusy":0,)"
-      R"("eventProfilersTriggered":[],"processesMatched":[321]})";
-  EXPECT_EQ(Exchange(server.tcp_port(), Frame(request)), Frame(expected));
+      R"("eventProfilersTriggered":[],"processesMatched":[321])";
+  // /tmp/t.json lies outside the trace root: after Dynolog's fields, byte for byte, comes the one
+  // key vigild adds, with the file's real path (sorted last, as nlohmann sorts keys).
+  const std::string reply = Exchange(server.tcp_port(), Frame(request));
+  ASSERT_GE(reply.size(), 4u);
+  int32_t length;
+  std::memcpy(&length, reply.data(), 4);
+  EXPECT_EQ(static_cast<size_t>(length), reply.size() - 4);
+  const std::string json = reply.substr(4);
+  const std::string prefix = dynolog + R"(,"vigilRewrittenLogFiles":)";
+  EXPECT_EQ(json.substr(0, prefix.size()), prefix) << json;
+  ASSERT_EQ(service.List().size(), 1u);
+  const std::string trace_id = service.List()[0].trace_id;
+  auto parsed = nlohmann::json::parse(json, nullptr, false);
+  ASSERT_TRUE(parsed.is_object()) << json;
+  EXPECT_EQ(parsed["vigilRewrittenLogFiles"]["files"][0]["path"],
+            root.path() + "/" + trace_id + "/t_321.json")
+      << json;
   server.Stop();
 }
 

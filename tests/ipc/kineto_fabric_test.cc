@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // End-to-end over real sockets: the spec-built Kineto client against FabricServer.
 #include <grp.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -113,6 +115,66 @@ TEST_F(FabricTest, KinetoRegistersPollsAndItsTraceIsFollowedToTheFile) {
   EXPECT_EQ(done->processes[0].state, TraceState::kWritten);
   EXPECT_EQ(done->processes[0].size_bytes, 1000u);
   EXPECT_EQ(done->processes[0].path, written);
+}
+
+// Current Kineto sends no "ctxt" at start-up (registerInstance is gone), asks only for config
+// type 2 (ACTIVITIES) and waits for each reply 9 x 10 ms. Its first poll registers it; every
+// reply, and the trace config, comes within that window while 8 other processes (older Kineto:
+// type 3) poll the daemon every 10 ms, as often as 4,000 Kineto processes polling every 5 s.
+TEST_F(FabricTest, NewerKinetoWithoutCtxtAskingOnlyForActivitiesIsAnsweredWithinItsWindow) {
+  StartDaemon();
+  constexpr int kFlooders = 8;
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  std::vector<pid_t> flooders;
+  struct Reap {
+    std::vector<pid_t>* pids;
+    ~Reap() {
+      for (pid_t p : *pids) {
+        kill(p, SIGKILL);
+        waitpid(p, nullptr, 0);
+      }
+    }
+  } reap{&flooders};
+  for (int i = 0; i < kFlooders; ++i) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      close(ready[0]);
+      KinetoSpecClient c(fmt::format("dynoconfigclient-{}-{}-flood{}", getppid(), serial_, i),
+                         options_.ipc_name);
+      for (int answered = 0; c.ok();) {
+        answered += c.Poll(3, 9, {getpid()}).has_value();
+        usleep(10000);
+        if (answered == 100) {
+          (void)!write(ready[1], "x", 1);
+        }
+      }
+      _exit(1);
+    }
+    flooders.push_back(child);
+  }
+  close(ready[1]);
+  for (int i = 0; i < kFlooders; ++i) {  // Every flooder has had 100 answers and goes on.
+    pollfd pfd{ready[0], POLLIN, 0};
+    char byte;
+    ASSERT_TRUE(poll(&pfd, 1, 60000) == 1 && read(ready[0], &byte, 1) == 1) << i;
+  }
+  close(ready[0]);
+  auto kineto = Client("new");
+  const std::vector<int32_t> pids = OwnAncestorPids();
+  int answered = 0;
+  for (int i = 0; i < 50; ++i) {
+    answered += kineto->PollAsKineto(2, 4242, pids) == std::optional<std::string>("");
+  }
+  EXPECT_EQ(answered, 50);
+  ASSERT_EQ(registry_->Match("4242", {}).size(), 1u);  // Registered by its polls alone.
+  nlohmann::json reply = Dyno(4242, "");
+  ASSERT_EQ(reply["activityProfilersTriggered"], nlohmann::json::array({getpid()}));
+  auto config = kineto->PollAsKineto(2, 4242, pids);
+  ASSERT_TRUE(config.has_value()) << "no reply within Kineto's 90 ms";
+  EXPECT_NE(config->find("ACTIVITIES_LOG_FILE="), std::string::npos) << *config;
+  EXPECT_GT(registry_->counters().datagrams.load(), kFlooders * 100u);
 }
 
 TEST_F(FabricTest, RefusesClaimsOnPidsTheSenderDoesNotOwn) {

@@ -147,6 +147,23 @@ std::optional<std::string> KinetoSpecClient::Poll(int32_t type, int64_t job_id,
   return reply->second;
 }
 
+std::optional<std::string> KinetoSpecClient::PollAsKineto(int32_t type, int64_t job_id,
+                                                          const std::vector<int32_t>& pids,
+                                                          int tries, int sleep_us) {
+  if (!Send("req", RequestPayload(type, job_id, pids))) {
+    return std::nullopt;
+  }
+  // FabricManager::poll_recv(tries, sleep_us): a non-blocking receive, then a sleep, `tries` times.
+  for (int i = 0; i < tries; ++i) {
+    auto reply = Receive(0);
+    if (reply) {
+      return reply->first == "req" ? std::optional<std::string>(reply->second) : std::nullopt;
+    }
+    usleep(static_cast<useconds_t>(sleep_us));
+  }
+  return std::nullopt;
+}
+
 std::vector<int32_t> OwnAncestorPids() {
   std::vector<int32_t> pids;
   int32_t pid = getpid();

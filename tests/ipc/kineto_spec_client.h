@@ -27,6 +27,12 @@ class KinetoSpecClient {
   std::optional<int32_t> RegisterContext(int32_t gpu, int32_t pid, int64_t job_id);
   // Kineto's getLibkinetoOndemandConfig(): "req" {type, n, jobid, pids[n]}; returns the config.
   std::optional<std::string> Poll(int32_t type, int64_t job_id, const std::vector<int32_t>& pids);
+  // The same poll, waiting for the reply as Kineto itself does: `tries` non-blocking receives
+  // `sleep_us` apart (current Kineto: 9 x 10 ms, about 90 ms; older releases 5 x 10 ms). nullopt
+  // when no reply came within that window.
+  std::optional<std::string> PollAsKineto(int32_t type, int64_t job_id,
+                                          const std::vector<int32_t>& pids, int tries = 9,
+                                          int sleep_us = 10000);
   // Sends a "req" without waiting for (or ever reading) the reply; blocks while the daemon's
   // queue is full, as a flooding client would.
   bool SendPoll(int32_t type, int64_t job_id, const std::vector<int32_t>& pids);

@@ -114,7 +114,9 @@ TEST(TraceCliTest, FansOutToVigildAndDynologDaemonsWithOneStartTime) {
   }
   EXPECT_EQ(results[3]["daemon"], "dynolog");
   EXPECT_EQ(results[3]["processes"][0]["pid"], 1003);
-  EXPECT_EQ(results[3]["processes"][0]["path"], "/tmp/x_1003.json");
+  // Its daemon moved /tmp/x.json into its trace root, and said where (vigilRewrittenLogFiles).
+  const std::string dyno_id = daemons[3]->service->List().at(0).trace_id;
+  EXPECT_EQ(results[3]["processes"][0]["path"], root.path() + "/3/" + dyno_id + "/x_1003.json");
   // Every host got the same PROFILE_START_TIME, in the future.
   std::set<std::string> starts;
   for (const auto& d : daemons) {

@@ -323,6 +323,7 @@ TEST_F(SnoopTest, DynamicWorkloadExactCountsNamesBytesAndLeaks) {
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->command, "snoop_workload");
   EXPECT_FALSE(p->exited);
+  EXPECT_TRUE(p->python.empty());  // Not CPython: native frames, no Python layout.
   EXPECT_FALSE(s.sampled);
   ExpectLaunches(*p);
   ExpectSyncs(*p);

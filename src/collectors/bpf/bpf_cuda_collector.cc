@@ -10,8 +10,8 @@ namespace {
 constexpr const MetricDesc* kMetrics[] = {&kCudaLaunches, &kCudaSyncSeconds, &kCudaDeviceMemory,
                                           &kCudaCopyBytes};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<BpfCudaCollector>(options);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<BpfCudaCollector>(context);
 }
 
 }  // namespace
@@ -26,16 +26,16 @@ const CollectorInfo BpfCudaCollector::kInfo = {
     .create = &Create,
 };
 
-BpfCudaCollector::BpfCudaCollector(const CollectorOptions& options)
-    : options_(options),
+BpfCudaCollector::BpfCudaCollector(const CollectorContext& context)
+    : context_(context),
       totals_([this](int pid, const std::string& comm) { return LabelsOf(pid, comm); }) {}
 
 BpfCudaCollector::~BpfCudaCollector() = default;
 
 Labels BpfCudaCollector::LabelsOf(int pid, const std::string& comm) {
   Labels labels = {{"comm", comm}};
-  if (options_.resolver) {
-    if (StatusOr<JobInfo> job = options_.resolver->Resolve(pid); job.ok()) {
+  if (context_.resolver) {
+    if (StatusOr<JobInfo> job = context_.resolver->Resolve(pid); job.ok()) {
       AppendJobLabels(*job, &labels);
     }
   }
@@ -48,7 +48,8 @@ Status BpfCudaCollector::Collect(MetricWriter& out) {
     VIGIL_RETURN_IF_ERROR(snoop::CheckSnoopPrivileges());
     snoop::SnoopOptions options;
     options.follow_new_processes = true;
-    options.proc_root = options_.paths.proc_root;
+    options.python_frames = false;  // Only counters are exported: no stacks, no Python walk.
+    options.proc_root = context_.paths.proc_root;
     StatusOr<std::unique_ptr<snoop::SnoopSession>> started = snoop::SnoopSession::Start(options);
     if (!started.ok()) {
       return started.status();

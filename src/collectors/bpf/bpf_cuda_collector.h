@@ -14,7 +14,7 @@
 
 #include "collectors/bpf/cuda_process_totals.h"
 #include "collectors/collector.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 
 namespace vigil {
 
@@ -26,14 +26,14 @@ class BpfCudaCollector : public Collector {
  public:
   static const CollectorInfo kInfo;
 
-  explicit BpfCudaCollector(const CollectorOptions& options);
+  explicit BpfCudaCollector(const CollectorContext& context);
   ~BpfCudaCollector() override;  // Detaches the probes.
   Status Collect(MetricWriter& out) override;
 
  private:
   Labels LabelsOf(int pid, const std::string& comm);
 
-  CollectorOptions options_;
+  CollectorContext context_;
   std::unique_ptr<snoop::SnoopSession> session_;
   CudaProcessTotals totals_;
 };

@@ -70,8 +70,8 @@ constexpr const MetricDesc* kMetrics[] = {
     &kThrottled, &kMemUsage,  &kMemPeak,   &kMemLimit,   &kIoRead,
     &kIoWritten, &kMonitored, &kSkipped,   &kUnreadable, &kLayout};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<CgroupCollector>(options);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<CgroupCollector>(context);
 }
 
 void AddIf(MetricWriter& out, const MetricDesc& desc, const std::optional<double>& value,
@@ -106,17 +106,17 @@ const CollectorInfo CgroupCollector::kInfo = {
     .create = &Create,
 };
 
-CgroupCollector::CgroupCollector(const CollectorOptions& options)
-    : options_(options), clock_ticks_(sysconf(_SC_CLK_TCK)) {}
+CgroupCollector::CgroupCollector(const CollectorContext& context)
+    : context_(context), clock_ticks_(sysconf(_SC_CLK_TCK)) {}
 
 std::vector<std::string> CgroupCollector::SelectCgroups(const CgroupLayout& layout,
                                                         size_t* skipped) {
   OrderedPaths wanted;
   // 1. Cgroups of watched processes and of known jobs come first: they are why we are here.
-  if (options_.watch_list) {
-    for (const WatchList::Entry& e : options_.watch_list->Snapshot(UnixNanos(), kWatchTtlNs)) {
+  if (context_.watch_list) {
+    for (const WatchList::Entry& e : context_.watch_list->Snapshot(UnixNanos(), kWatchTtlNs)) {
       StatusOr<std::string> text =
-          ReadSmallFile(options_.paths.Proc(std::to_string(e.pid) + "/cgroup"));
+          ReadSmallFile(context_.paths.Proc(std::to_string(e.pid) + "/cgroup"));
       if (!text.ok()) {
         continue;  // Gone since it was watched.
       }
@@ -125,19 +125,19 @@ std::vector<std::string> CgroupCollector::SelectCgroups(const CgroupLayout& layo
       }
     }
   }
-  if (options_.resolver) {
-    for (const JobInfo& job : options_.resolver->CachedJobs()) {
+  if (context_.resolver) {
+    for (const JobInfo& job : context_.resolver->CachedJobs()) {
       wanted.Add(job.cgroup);
     }
   }
   // 2. Configured or default globs over every hierarchy read from.
   std::vector<std::string_view> patterns;
-  if (options_.cgroup_patterns.empty()) {
+  if (context_.OptionsFor<CgroupCollectorOptions>().patterns.empty()) {
     for (std::string_view p : DefaultCgroupPatterns()) {
       patterns.push_back(p);
     }
   } else {
-    for (const std::string& p : options_.cgroup_patterns) {
+    for (const std::string& p : context_.OptionsFor<CgroupCollectorOptions>().patterns) {
       patterns.push_back(p);
     }
   }
@@ -165,7 +165,7 @@ std::vector<std::string> CgroupCollector::SelectCgroups(const CgroupLayout& layo
 
 Status CgroupCollector::Collect(MetricWriter& out) {
   if (!layout_) {
-    VIGIL_ASSIGN_OR_RETURN(CgroupLayout layout, DetectCgroupLayout(options_.paths));
+    VIGIL_ASSIGN_OR_RETURN(CgroupLayout layout, DetectCgroupLayout(context_.paths));
     for (const auto& [dir, root] : layout.mount_roots) {
       VIGIL_LOG_WARN(
           "cgroup: {} shows only the cgroup {} (a container without the host's cgroup tree): "
@@ -179,8 +179,8 @@ Status CgroupCollector::Collect(MetricWriter& out) {
   const std::vector<std::string> paths = SelectCgroups(*layout_, &skipped);
 
   std::map<std::string, JobInfo> jobs_by_cgroup;
-  if (options_.resolver) {
-    for (JobInfo& job : options_.resolver->CachedJobs()) {
+  if (context_.resolver) {
+    for (JobInfo& job : context_.resolver->CachedJobs()) {
       jobs_by_cgroup.emplace(job.cgroup, std::move(job));
     }
   }
@@ -194,10 +194,10 @@ Status CgroupCollector::Collect(MetricWriter& out) {
     }
     ++monitored;
     Labels labels = {{"cgroup", path}};
-    if (options_.resolver) {
+    if (context_.resolver) {
       auto it = jobs_by_cgroup.find(path);
       JobInfo job =
-          it != jobs_by_cgroup.end() ? it->second : options_.resolver->ResolveCgroup(path);
+          it != jobs_by_cgroup.end() ? it->second : context_.resolver->ResolveCgroup(path);
       if (!job.job_id.empty()) {
         labels.emplace_back("job_id", job.job_id);
       }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // sys_cgroup: CPU, throttling, memory and I/O per cgroup, on cgroup v1, v2 and hybrid hosts.
-// Reports the cgroups named by CollectorOptions::cgroup_patterns, or by default the root, its
+// Reports the cgroups named by CgroupCollectorOptions::patterns, or by default the root, its
 // direct children, SLURM job and Kubernetes pod cgroups, the cgroups of watched processes and of
 // jobs the resolver knows; at most kMaxCgroups per tick (the rest are counted as skipped).
 // Labels: cgroup, plus job_id and user when the resolver maps the cgroup to a job. Runs on the
@@ -14,16 +14,22 @@
 
 #include "collectors/cgroup/cgroup_layout.h"
 #include "collectors/collector.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 
 namespace vigil {
+
+struct CgroupCollectorOptions {
+  // Cgroups of interest, as path globs relative to the hierarchy root ("/slurm/uid_*/job_*").
+  // Empty: cgroups of watched processes plus the top-level slices/jobs.
+  std::vector<std::string> patterns;
+};
 
 class CgroupCollector : public Collector {
  public:
   static const CollectorInfo kInfo;
   static constexpr size_t kMaxCgroups = 200;
 
-  explicit CgroupCollector(const CollectorOptions& options);
+  explicit CgroupCollector(const CollectorContext& context);
   Status Collect(MetricWriter& out) override;
 
   // The cgroup paths this tick would report (exposed for tests), in report order, and how many
@@ -31,7 +37,7 @@ class CgroupCollector : public Collector {
   std::vector<std::string> SelectCgroups(const CgroupLayout& layout, size_t* skipped);
 
  private:
-  CollectorOptions options_;
+  CollectorContext context_;
   std::optional<CgroupLayout> layout_;
   int64_t clock_ticks_;
 };

@@ -26,11 +26,11 @@ constexpr char kPod[] =
     "/kubepods.slice/kubepods-burstable.slice/"
     "kubepods-burstable-pod0a1b2c3d_4e5f_6789_abcd_ef0123456789.slice";
 
-CollectorOptions FixtureOptions(const std::string& name) {
-  CollectorOptions options;
-  options.paths.proc_root = kHosts + name + "/proc";
-  options.paths.sys_root = kHosts + name + "/sys";
-  return options;
+CollectorContext FixtureContext(const std::string& name) {
+  CollectorContext context;
+  context.paths.proc_root = kHosts + name + "/proc";
+  context.paths.sys_root = kHosts + name + "/sys";
+  return context;
 }
 
 struct Collected {
@@ -38,9 +38,9 @@ struct Collected {
   MetricBatch batch;
 };
 
-Collected CollectOnce(const CollectorOptions& options) {
+Collected CollectOnce(const CollectorContext& context) {
   Collected c;
-  CgroupCollector collector(options);
+  CgroupCollector collector(context);
   MetricWriter writer(&c.batch);
   c.status = collector.Collect(writer);
   return c;
@@ -67,7 +67,7 @@ const Sample* Find(const MetricBatch& batch, std::string_view name, std::string_
 }
 
 TEST(CgroupCollectorTest, V2HostReportsTheDefaultCgroupsInBaseUnits) {
-  Collected c = CollectOnce(FixtureOptions("cg_v2_only"));
+  Collected c = CollectOnce(FixtureContext("cg_v2_only"));
   ASSERT_TRUE(c.status.ok()) << c.status.ToString();
   const MetricBatch& b = c.batch;
 
@@ -116,12 +116,12 @@ TEST(CgroupCollectorTest, V2HostReportsTheDefaultCgroupsInBaseUnits) {
 }
 
 TEST(CgroupCollectorTest, ResolverAddsJobLabels) {
-  CollectorOptions options = FixtureOptions("cg_v2_only");
+  CollectorContext context = FixtureContext("cg_v2_only");
   JobResolverOptions resolver_options;
-  resolver_options.proc_root = options.paths.proc_root;
-  options.resolver = std::make_shared<JobResolver>(resolver_options);
+  resolver_options.proc_root = context.paths.proc_root;
+  context.resolver = std::make_shared<JobResolver>(resolver_options);
 
-  Collected c = CollectOnce(options);
+  Collected c = CollectOnce(context);
   ASSERT_TRUE(c.status.ok());
 
   const Sample* job = Find(c.batch, "vigil_cgroup_cpu_usage_seconds_total", kJob);
@@ -137,17 +137,17 @@ TEST(CgroupCollectorTest, ResolverAddsJobLabels) {
 }
 
 TEST(CgroupCollectorTest, WatchedProcessesCgroupComesFirstWithItsJob) {
-  CollectorOptions options = FixtureOptions("cg_v2_only");
-  options.watch_list = std::make_shared<WatchList>();
-  options.watch_list->Watch(4000, "gpu", UnixNanos());
-  options.watch_list->Watch(4999, "gpu", UnixNanos());  // Already gone: ignored.
+  CollectorContext context = FixtureContext("cg_v2_only");
+  context.watch_list = std::make_shared<WatchList>();
+  context.watch_list->Watch(4000, "gpu", UnixNanos());
+  context.watch_list->Watch(4999, "gpu", UnixNanos());  // Already gone: ignored.
   JobResolverOptions resolver_options;
-  resolver_options.proc_root = options.paths.proc_root;
-  options.resolver = std::make_shared<JobResolver>(resolver_options);
-  ASSERT_TRUE(options.resolver->Resolve(4000).ok());
+  resolver_options.proc_root = context.paths.proc_root;
+  context.resolver = std::make_shared<JobResolver>(resolver_options);
+  ASSERT_TRUE(context.resolver->Resolve(4000).ok());
 
-  CgroupCollector collector(options);
-  StatusOr<CgroupLayout> layout = DetectCgroupLayout(options.paths);
+  CgroupCollector collector(context);
+  StatusOr<CgroupLayout> layout = DetectCgroupLayout(context.paths);
   ASSERT_TRUE(layout.ok());
   size_t skipped = 99;
   std::vector<std::string> paths = collector.SelectCgroups(*layout, &skipped);
@@ -167,10 +167,11 @@ TEST(CgroupCollectorTest, WatchedProcessesCgroupComesFirstWithItsJob) {
 }
 
 TEST(CgroupCollectorTest, ConfiguredPatternsReplaceTheDefaults) {
-  CollectorOptions options = FixtureOptions("cg_v2_only");
-  options.cgroup_patterns = {"/system.slice/*/job_*/step_*/user/task_*", "/nonexistent/*"};
+  CollectorContext context = FixtureContext("cg_v2_only");
+  context.SetOptions(CgroupCollectorOptions{
+      .patterns = {"/system.slice/*/job_*/step_*/user/task_*", "/nonexistent/*"}});
 
-  Collected c = CollectOnce(options);
+  Collected c = CollectOnce(context);
   ASSERT_TRUE(c.status.ok());
 
   EXPECT_EQ(Value(c.batch, "vigil_cgroup_monitored_cgroups"), 1.0);
@@ -179,7 +180,7 @@ TEST(CgroupCollectorTest, ConfiguredPatternsReplaceTheDefaults) {
 
 // Numbers captured from the real hybrid host (see tests/data/hosts/cg_v1_hybrid/README.md).
 TEST(CgroupCollectorTest, HybridHostReadsTheV1Controllers) {
-  Collected c = CollectOnce(FixtureOptions("cg_v1_hybrid"));
+  Collected c = CollectOnce(FixtureContext("cg_v1_hybrid"));
   ASSERT_TRUE(c.status.ok()) << c.status.ToString();
   const MetricBatch& b = c.batch;
 
@@ -217,16 +218,16 @@ TEST(CgroupCollectorTest, HybridProcessCgroupsIncludeTheMemoryOnlyPath) {
   EXPECT_EQ(cgroups,
             (std::vector<std::string>{"/", "/process_api/ab13a488702089c77f55408d5c2b8d98"}));
 
-  CollectorOptions options = FixtureOptions("cg_v1_hybrid");
-  options.cgroup_patterns = {"/process_api/*"};
-  Collected c = CollectOnce(options);
+  CollectorContext context = FixtureContext("cg_v1_hybrid");
+  context.SetOptions(CgroupCollectorOptions{.patterns = {"/process_api/*"}});
+  Collected c = CollectOnce(context);
   const std::string ab13 = "/process_api/ab13a488702089c77f55408d5c2b8d98";
   EXPECT_EQ(Value(c.batch, "vigil_cgroup_memory_usage_bytes", ab13), 88363008.0);
   EXPECT_EQ(Value(c.batch, "vigil_cgroup_memory_peak_bytes", ab13), 657203200.0);
 }
 
 TEST(CgroupCollectorTest, ContainerSeesItsOwnCgroupAsTheRoot) {
-  Collected c = CollectOnce(FixtureOptions("cg_container"));
+  Collected c = CollectOnce(FixtureContext("cg_container"));
   ASSERT_TRUE(c.status.ok()) << c.status.ToString();
   const MetricBatch& b = c.batch;
 
@@ -244,7 +245,7 @@ TEST(CgroupCollectorTest, ContainerSeesItsOwnCgroupAsTheRoot) {
 }
 
 TEST(CgroupCollectorTest, HostWithoutCgroupsIsAbsent) {
-  Collected c = CollectOnce(FixtureOptions("cg_procs"));
+  Collected c = CollectOnce(FixtureContext("cg_procs"));
 
   EXPECT_TRUE(IsAbsent(c.status)) << c.status.ToString();
   EXPECT_TRUE(c.batch.samples.empty());
@@ -262,15 +263,15 @@ class CgroupScratchTest : public ::testing::Test {
     ASSERT_TRUE(
         WriteFileAtomic(dir_ + "/proc/self/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n")
             .ok());
-    options_.paths.proc_root = dir_ + "/proc";
-    options_.paths.sys_root = dir_ + "/sys";
+    context_.paths.proc_root = dir_ + "/proc";
+    context_.paths.sys_root = dir_ + "/sys";
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::string Cgroup(const std::string& rel) { return dir_ + "/sys/fs/cgroup" + rel; }
 
   std::string dir_;
-  CollectorOptions options_;
+  CollectorContext context_;
 };
 
 TEST_F(CgroupScratchTest, CapsTheNumberOfCgroupsAndCountsTheRest) {
@@ -279,9 +280,9 @@ TEST_F(CgroupScratchTest, CapsTheNumberOfCgroupsAndCountsTheRest) {
     ASSERT_TRUE(MakeDirs(dir).ok());
     ASSERT_TRUE(WriteFileAtomic(dir + "/cpu.stat", "usage_usec 1000000\n").ok());
   }
-  options_.cgroup_patterns = {"/*"};
+  context_.SetOptions(CgroupCollectorOptions{.patterns = {"/*"}});
 
-  Collected c = CollectOnce(options_);
+  Collected c = CollectOnce(context_);
 
   EXPECT_EQ(Value(c.batch, "vigil_cgroup_monitored_cgroups"), 200.0);
   EXPECT_EQ(Value(c.batch, "vigil_cgroup_skipped_cgroups"), 5.0);
@@ -293,7 +294,7 @@ TEST_F(CgroupScratchTest, UnreadableFileIsSkippedAndCounted) {
   ASSERT_TRUE(MakeDirs(Cgroup("/a.slice/memory.current")).ok());  // read() fails: EISDIR.
   ASSERT_TRUE(WriteFileAtomic(Cgroup("/a.slice/cpu.stat"), "usage_usec 2000000\n").ok());
 
-  Collected c = CollectOnce(options_);
+  Collected c = CollectOnce(context_);
 
   ASSERT_TRUE(c.status.ok());
   EXPECT_EQ(Value(c.batch, "vigil_cgroup_unreadable_files"), 1.0);
@@ -302,9 +303,9 @@ TEST_F(CgroupScratchTest, UnreadableFileIsSkippedAndCounted) {
 }
 
 TEST_F(CgroupScratchTest, CgroupRemovedAfterListingIsSkipped) {
-  options_.cgroup_patterns = {"/gone.slice"};
+  context_.SetOptions(CgroupCollectorOptions{.patterns = {"/gone.slice"}});
 
-  Collected c = CollectOnce(options_);
+  Collected c = CollectOnce(context_);
 
   ASSERT_TRUE(c.status.ok());
   EXPECT_EQ(Value(c.batch, "vigil_cgroup_monitored_cgroups"), 0.0);
@@ -323,9 +324,9 @@ TEST_F(CgroupScratchTest, AMountOfASubtreeIsReadWithTheHierarchysPaths) {
   ASSERT_TRUE(WriteFileAtomic(Cgroup("/cpu.stat"), "usage_usec 3000000\n").ok());
   ASSERT_TRUE(MakeDirs(Cgroup("/job_7")).ok());
   ASSERT_TRUE(WriteFileAtomic(Cgroup("/job_7/cpu.stat"), "usage_usec 2000000\n").ok());
-  options_.cgroup_patterns = {"/", "/*", "/elsewhere.slice"};
+  context_.SetOptions(CgroupCollectorOptions{.patterns = {"/", "/*", "/elsewhere.slice"}});
 
-  Collected c = CollectOnce(options_);
+  Collected c = CollectOnce(context_);
 
   ASSERT_TRUE(c.status.ok()) << c.status.ToString();
   EXPECT_EQ(Value(c.batch, "vigil_cgroup_cpu_usage_seconds_total", "/docker/abc"), 3.0);
@@ -335,7 +336,7 @@ TEST_F(CgroupScratchTest, AMountOfASubtreeIsReadWithTheHierarchysPaths) {
   ASSERT_NE(layout, nullptr);
   EXPECT_EQ(LabelValue(layout->labels, "root"), "/docker/abc");
 
-  StatusOr<CgroupLayout> l = DetectCgroupLayout(options_.paths);
+  StatusOr<CgroupLayout> l = DetectCgroupLayout(context_.paths);
   ASSERT_TRUE(l.ok());
   EXPECT_EQ(l->Dir(l->unified, "/docker/abc/job_7"), Cgroup("/job_7"));
   EXPECT_EQ(l->Dir(l->unified, "/docker/abc"), Cgroup(""));
@@ -346,7 +347,7 @@ TEST_F(CgroupScratchTest, AMountOfASubtreeIsReadWithTheHierarchysPaths) {
 
 // The real host, whatever its layout: either no cgroups at all (absent) or a sane report.
 TEST(CgroupCollectorLiveTest, ReadsThisHost) {
-  Collected c = CollectOnce(CollectorOptions());
+  Collected c = CollectOnce(CollectorContext());
   if (IsAbsent(c.status)) {
     GTEST_SKIP() << "no cgroup filesystem here: " << c.status.ToString();
   }

@@ -14,7 +14,7 @@
 
 namespace vigil {
 
-// Used when CollectorOptions::cgroup_patterns is empty.
+// Used when CgroupCollectorOptions::patterns is empty.
 std::span<const std::string_view> DefaultCgroupPatterns();
 
 // Expands `pattern` ("/slurm/uid_*/job_*", fnmatch syntax per path segment) below the hierarchy

@@ -47,8 +47,8 @@ constexpr MetricDesc kCount{"vigil_process_count", "Processes in the group.", Me
 constexpr const MetricDesc* kMetrics[] = {&kCpuUser, &kCpuSystem,     &kRss,   &kThreads,
                                           &kFds,     &kUnreadableFds, &kStart, &kCount};
 
-std::unique_ptr<Collector> Create(const CollectorOptions& options) {
-  return std::make_unique<ProcessCollector>(options);
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<ProcessCollector>(context);
 }
 
 struct Group {
@@ -81,9 +81,9 @@ const CollectorInfo ProcessCollector::kInfo = {
     .create = &Create,
 };
 
-ProcessCollector::ProcessCollector(const CollectorOptions& options)
-    : options_(options), clock_ticks_(sysconf(_SC_CLK_TCK)), page_size_(sysconf(_SC_PAGESIZE)) {
-  for (const std::string& pattern : options_.process_patterns) {
+ProcessCollector::ProcessCollector(const CollectorContext& context)
+    : context_(context), clock_ticks_(sysconf(_SC_CLK_TCK)), page_size_(sysconf(_SC_PAGESIZE)) {
+  for (const std::string& pattern : context_.OptionsFor<ProcessCollectorOptions>().patterns) {
     try {
       patterns_.emplace_back(pattern, std::regex::extended | std::regex::nosubs);
     } catch (const std::regex_error& e) {
@@ -100,7 +100,7 @@ ProcessCollector::ProcessCollector(const CollectorOptions& options)
 }
 
 bool ProcessCollector::MatchesPattern(int pid) {
-  const std::string dir = options_.paths.Proc(std::to_string(pid));
+  const std::string dir = context_.paths.Proc(std::to_string(pid));
   StatusOr<std::string> comm = ReadSmallFile(JoinPath(dir, "comm"), 4096);
   std::string comm_text = comm.ok() ? std::string(Trim(*comm)) : std::string();
   StatusOr<std::string> raw = ReadSmallFile(JoinPath(dir, "cmdline"), kMaxCmdlineBytes);
@@ -116,13 +116,13 @@ bool ProcessCollector::MatchesPattern(int pid) {
 
 std::vector<int> ProcessCollector::SelectPids() {
   std::vector<int> pids;
-  if (options_.watch_list) {
-    for (const WatchList::Entry& e : options_.watch_list->Snapshot(UnixNanos(), kWatchTtlNs)) {
+  if (context_.watch_list) {
+    for (const WatchList::Entry& e : context_.watch_list->Snapshot(UnixNanos(), kWatchTtlNs)) {
       pids.push_back(e.pid);
     }
   }
   if (!patterns_.empty()) {
-    StatusOr<std::vector<std::string>> names = ListDir(options_.paths.proc_root);
+    StatusOr<std::vector<std::string>> names = ListDir(context_.paths.proc_root);
     if (names.ok()) {
       for (const std::string& name : *names) {
         std::optional<int> pid = ParsePid(name);
@@ -138,24 +138,24 @@ std::vector<int> ProcessCollector::SelectPids() {
 }
 
 Status ProcessCollector::Collect(MetricWriter& out) {
-  if (!PathExists(options_.paths.proc_root)) {
-    return NotFoundError("no proc filesystem at " + options_.paths.proc_root);
+  if (!PathExists(context_.paths.proc_root)) {
+    return NotFoundError("no proc filesystem at " + context_.paths.proc_root);
   }
   std::map<Labels, Group> groups;
   for (int pid : SelectPids()) {
-    const std::string dir = options_.paths.Proc(std::to_string(pid));
+    const std::string dir = context_.paths.Proc(std::to_string(pid));
     StatusOr<std::string> stat_text = ReadSmallFile(JoinPath(dir, "stat"));
     std::optional<ProcStat> stat =
         stat_text.ok() ? ParseProcStat(*stat_text) : std::optional<ProcStat>();
     if (!stat) {
-      if (options_.watch_list && !PathExists(dir)) {
-        options_.watch_list->Unwatch(pid);  // Exited: stop watching.
+      if (context_.watch_list && !PathExists(dir)) {
+        context_.watch_list->Unwatch(pid);  // Exited: stop watching.
       }
       continue;
     }
     Labels labels = {{"comm", stat->comm}};
-    if (options_.resolver) {
-      StatusOr<JobInfo> job = options_.resolver->Resolve(pid);
+    if (context_.resolver) {
+      StatusOr<JobInfo> job = context_.resolver->Resolve(pid);
       if (!job.ok() && IsAbsent(job.status()) && !PathExists(dir)) {
         continue;  // Exited between the two reads.
       }
@@ -187,7 +187,7 @@ Status ProcessCollector::Collect(MetricWriter& out) {
   }
 
   std::optional<double> boot_time;
-  if (StatusOr<std::string> text = ReadSmallFile(options_.paths.Proc("stat")); text.ok()) {
+  if (StatusOr<std::string> text = ReadSmallFile(context_.paths.Proc("stat")); text.ok()) {
     std::string_view rest = *text;
     std::string_view line;
     while (NextLine(&rest, &line)) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // proc_process: CPU, memory, threads and open files of the processes of interest (watched by
-// the GPU collectors or the IPC registry, or matching CollectorOptions::process_patterns).
+// the GPU collectors or the IPC registry, or matching ProcessCollectorOptions::patterns).
 // PIDs are high-cardinality and stay out of labels: processes are aggregated per (comm, job),
 // with labels comm plus job_id, user, team, model and framework from the resolver. A process
 // that exits between listing and reading is skipped silently. Runs on the daemon's collector
@@ -13,15 +13,20 @@
 #include <vector>
 
 #include "collectors/collector.h"
-#include "collectors/collector_options.h"
+#include "collectors/collector_context.h"
 
 namespace vigil {
+
+struct ProcessCollectorOptions {
+  // Extended regexes matched against a process's comm and command line ("pattern" reason).
+  std::vector<std::string> patterns;
+};
 
 class ProcessCollector : public Collector {
  public:
   static const CollectorInfo kInfo;
 
-  explicit ProcessCollector(const CollectorOptions& options);
+  explicit ProcessCollector(const CollectorContext& context);
   Status Collect(MetricWriter& out) override;
 
   // Pids of interest this tick: watched ones, then pattern matches; sorted, distinct.
@@ -30,7 +35,7 @@ class ProcessCollector : public Collector {
  private:
   bool MatchesPattern(int pid);
 
-  CollectorOptions options_;
+  CollectorContext context_;
   std::vector<std::regex> patterns_;
   int64_t clock_ticks_;
   int64_t page_size_;

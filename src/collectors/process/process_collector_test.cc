@@ -20,12 +20,12 @@ namespace {
 const std::string kRoot = std::string(VIGIL_TEST_DATA_DIR) + "/hosts/cg_procs";
 constexpr double kBootTime = 1764400000;
 
-CollectorOptions FixtureOptions() {
-  CollectorOptions options;
-  options.paths.proc_root = kRoot + "/proc";
-  options.paths.sys_root = kRoot + "/sys";
-  options.watch_list = std::make_shared<WatchList>();
-  return options;
+CollectorContext FixtureContext() {
+  CollectorContext context;
+  context.paths.proc_root = kRoot + "/proc";
+  context.paths.sys_root = kRoot + "/sys";
+  context.watch_list = std::make_shared<WatchList>();
+  return context;
 }
 
 MetricBatch CollectOnce(ProcessCollector& collector, Status* status = nullptr) {
@@ -50,10 +50,10 @@ std::optional<double> Value(const MetricBatch& batch, std::string_view name, std
 }
 
 TEST(ProcessCollectorTest, WatchedProcessesAreAggregatedPerComm) {
-  CollectorOptions options = FixtureOptions();
-  options.watch_list->Watch(2001, "gpu", UnixNanos());
-  options.watch_list->Watch(2002, "ipc", UnixNanos());
-  ProcessCollector collector(options);
+  CollectorContext context = FixtureContext();
+  context.watch_list->Watch(2001, "gpu", UnixNanos());
+  context.watch_list->Watch(2002, "ipc", UnixNanos());
+  ProcessCollector collector(context);
 
   Status status;
   MetricBatch b = CollectOnce(collector, &status);
@@ -79,14 +79,14 @@ TEST(ProcessCollectorTest, WatchedProcessesAreAggregatedPerComm) {
 }
 
 TEST(ProcessCollectorTest, ResolverSplitsGroupsByJob) {
-  CollectorOptions options = FixtureOptions();
+  CollectorContext context = FixtureContext();
   JobResolverOptions resolver_options;
-  resolver_options.proc_root = options.paths.proc_root;
-  options.resolver = std::make_shared<JobResolver>(resolver_options);
+  resolver_options.proc_root = context.paths.proc_root;
+  context.resolver = std::make_shared<JobResolver>(resolver_options);
   for (int pid : {2001, 2002, 2003}) {
-    options.watch_list->Watch(pid, "gpu", UnixNanos());
+    context.watch_list->Watch(pid, "gpu", UnixNanos());
   }
-  ProcessCollector collector(options);
+  ProcessCollector collector(context);
 
   MetricBatch b = CollectOnce(collector);
 
@@ -100,9 +100,10 @@ TEST(ProcessCollectorTest, ResolverSplitsGroupsByJob) {
 }
 
 TEST(ProcessCollectorTest, PatternsMatchCommOrCommandLine) {
-  CollectorOptions options = FixtureOptions();
-  options.process_patterns = {"torchrun", "^sshd$", "(unclosed"};  // The bad one is ignored.
-  ProcessCollector collector(options);
+  CollectorContext context = FixtureContext();
+  context.SetOptions(ProcessCollectorOptions{
+      .patterns = {"torchrun", "^sshd$", "(unclosed"}});  // The bad one is ignored.
+  ProcessCollector collector(context);
 
   std::vector<int> pids = collector.SelectPids();
 
@@ -114,31 +115,31 @@ TEST(ProcessCollectorTest, PatternsMatchCommOrCommandLine) {
 }
 
 TEST(ProcessCollectorTest, CommandLineOnlyMatch) {
-  CollectorOptions options = FixtureOptions();
-  options.process_patterns = {"import torch"};
-  ProcessCollector collector(options);
+  CollectorContext context = FixtureContext();
+  context.SetOptions(ProcessCollectorOptions{.patterns = {"import torch"}});
+  ProcessCollector collector(context);
 
   EXPECT_EQ(collector.SelectPids(), (std::vector<int>{2002}));
 }
 
 TEST(ProcessCollectorTest, VanishedWatchedProcessIsSkippedSilentlyAndUnwatched) {
-  CollectorOptions options = FixtureOptions();
-  options.watch_list->Watch(2999, "gpu", UnixNanos());
-  options.watch_list->Watch(2003, "gpu", UnixNanos());
-  ProcessCollector collector(options);
+  CollectorContext context = FixtureContext();
+  context.watch_list->Watch(2999, "gpu", UnixNanos());
+  context.watch_list->Watch(2003, "gpu", UnixNanos());
+  ProcessCollector collector(context);
 
   Status status;
   MetricBatch b = CollectOnce(collector, &status);
 
   EXPECT_TRUE(status.ok());
   EXPECT_EQ(Value(b, "vigil_process_count", "torchrun"), 1.0);
-  std::vector<WatchList::Entry> left = options.watch_list->Snapshot(UnixNanos(), kNanosPerSecond);
+  std::vector<WatchList::Entry> left = context.watch_list->Snapshot(UnixNanos(), kNanosPerSecond);
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].pid, 2003);
 }
 
 TEST(ProcessCollectorTest, NothingOfInterestWritesNothing) {
-  ProcessCollector collector(FixtureOptions());
+  ProcessCollector collector(FixtureContext());
 
   Status status;
   MetricBatch b = CollectOnce(collector, &status);
@@ -148,9 +149,9 @@ TEST(ProcessCollectorTest, NothingOfInterestWritesNothing) {
 }
 
 TEST(ProcessCollectorTest, MissingProcIsAbsent) {
-  CollectorOptions options = FixtureOptions();
-  options.paths.proc_root = "/nonexistent/proc";
-  ProcessCollector collector(options);
+  CollectorContext context = FixtureContext();
+  context.paths.proc_root = "/nonexistent/proc";
+  ProcessCollector collector(context);
 
   Status status;
   CollectOnce(collector, &status);
@@ -167,10 +168,10 @@ TEST(ProcessCollectorTest, UnlistableFdDirectoryIsCountedNotFatal) {
   const std::string dir = tmpl;
   std::filesystem::copy(kRoot, dir, std::filesystem::copy_options::recursive);
   std::filesystem::permissions(dir + "/proc/2001/fd", std::filesystem::perms::none);
-  CollectorOptions options = FixtureOptions();
-  options.paths.proc_root = dir + "/proc";
-  options.watch_list->Watch(2001, "gpu", UnixNanos());
-  ProcessCollector collector(options);
+  CollectorContext context = FixtureContext();
+  context.paths.proc_root = dir + "/proc";
+  context.watch_list->Watch(2001, "gpu", UnixNanos());
+  ProcessCollector collector(context);
 
   Status status;
   MetricBatch b = CollectOnce(collector, &status);
@@ -185,10 +186,10 @@ TEST(ProcessCollectorTest, UnlistableFdDirectoryIsCountedNotFatal) {
 
 // The real /proc: this test process watches itself.
 TEST(ProcessCollectorTest, LiveSelf) {
-  CollectorOptions options;
-  options.watch_list = std::make_shared<WatchList>();
-  options.watch_list->Watch(getpid(), "ipc", UnixNanos());
-  ProcessCollector collector(options);
+  CollectorContext context;
+  context.watch_list = std::make_shared<WatchList>();
+  context.watch_list->Watch(getpid(), "ipc", UnixNanos());
+  ProcessCollector collector(context);
   StatusOr<std::string> comm_text = ReadSmallFile("/proc/self/comm");
   ASSERT_TRUE(comm_text.ok());
   const std::string comm(Trim(*comm_text));

@@ -82,7 +82,24 @@ export function analysesTable(list, onOpen) {
   );
 }
 
-const us = (v) => (Number.isFinite(v) ? `${(v / 1000).toFixed(v < 10000 ? 2 : 0)} ms` : '—');
+const us = (v) => (Number.isFinite(v) ? f.duration(v / 1e6) : '—');
+
+// What an evidence row's value counts, by insight (src/trace/insights): times are nanoseconds,
+// sizes bytes, the rest counts.
+const EVIDENCE_UNIT = {
+  low_gpu_utilization: 'ns', exposed_communication: 'ns', no_tensor_cores: 'ns', excessive_sync: 'ns',
+  straggler: 'ns', dataloader_bottleneck: 'ns', pageable_memcpy: 'bytes', memory_near_capacity: 'bytes',
+  launch_bound: 'kernels', unfused_optimizer: 'kernels per step',
+};
+
+export function evidenceValue(insight, v) {
+  if (v === undefined || v === null || !Number.isFinite(Number(v))) return '—';
+  const unit = EVIDENCE_UNIT[insight];
+  if (unit === 'ns') return f.duration(Number(v) / 1e9);
+  if (unit === 'bytes') return f.bytes(Number(v));
+  if (unit) return `${Math.round(Number(v)).toLocaleString('en-US')} ${unit}`;
+  return Number(v).toLocaleString('en-US', { maximumSignificantDigits: 4 });
+}
 
 // One analysis: the split, then every insight with its evidence and recommendation.
 export function analysisDetail(a) {
@@ -109,7 +126,7 @@ export function analysisDetail(a) {
                   { label: 'Name', value: (e) => (e.name ? h('code', {}, String(e.name).slice(0, 120)) : '—') },
                   { label: 'Rank', cls: 'num', value: (e) => (e.rank === undefined || e.rank === null ? '—' : String(e.rank)) },
                   { label: 'Duration', cls: 'num', value: (e) => us(e.dur_us) },
-                  { label: 'Value', cls: 'num', value: (e) => (e.value === undefined || e.value === null ? '—' : String(Number(e.value).toPrecision(4))) },
+                  { label: 'Value', cls: 'num', value: (e) => evidenceValue(i.id, e.value) },
                 ],
                 i.evidence)
             : null,

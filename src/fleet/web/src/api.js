@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Thin client of the vigil-fleet JSON API (docs/protocols.md "Fleet push").
 import { authHeaders } from './auth.js';
+import { hourBucket } from './timewin.js';
 
 export async function api(path, params = {}) {
   const q = new URLSearchParams();
@@ -38,10 +39,10 @@ async function reply(res) {
   return body;
 }
 
-// The window selected in the header, as API parameters.
-export function windowParams(range) {
-  const bucket = range === '30d' ? '6h' : '1h';
-  return { since: range, bucket };
+// The window selected in the header (timewin.js resolveWindow), as API parameters: exact unix
+// seconds, so every query of a page (and every auto-refresh) asks for the same window.
+export function windowParams(win) {
+  return { since: win.from, until: win.to, bucket: hourBucket(win.span) === 3600 ? '1h' : '6h' };
 }
 
 export const toSeconds = (rfc3339) => Math.floor(Date.parse(rfc3339) / 1000);

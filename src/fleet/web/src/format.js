@@ -25,8 +25,11 @@ export function money(v, price) {
   return `$${v.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
+// A span of time: sub-second spans in ms (µs below 1 ms), then s, min, h, d.
 export function duration(seconds) {
   if (!Number.isFinite(seconds)) return '—';
+  if (seconds < 1) return seconds === 0 ? '0 s' : seconds < 1e-3 ? `${(seconds * 1e6).toFixed(1)} µs` : `${(seconds * 1e3).toFixed(seconds < 0.01 ? 2 : 1)} ms`;
+  if (seconds < 10) return `${seconds.toFixed(2)} s`;
   const s = Math.round(seconds);
   if (s < 60) return `${s}s`;
   const m = Math.floor(s / 60);
@@ -59,3 +62,29 @@ export function flops(v) {
 }
 
 export const label = (v) => (v === '' || v === undefined || v === null ? '(unlabelled)' : v);
+
+// A ratio 0-1 as a percentage; '—' when unknown.
+export function ratio(v, digits = 1) {
+  return v === null || v === undefined || !Number.isFinite(v) ? '—' : `${(100 * v).toFixed(digits)}%`;
+}
+
+export function bytes(v) {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return `${v.toFixed(i === 0 || v >= 100 ? 0 : 1)} ${units[i]}`;
+}
+
+export const watts = (v) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : `${Math.round(v)} W`);
+export const celsius = (v) => (v === null || v === undefined || !Number.isFinite(v) ? '—' : `${Math.round(v)} °C`);
+
+// libvigil_client's device-seconds per input byte, shown per GB of input (10^9 bytes).
+export function deviceSecondsPerGB(v) {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '—';
+  const perGB = v * 1e9;
+  return `${perGB >= 100 ? Math.round(perGB).toLocaleString('en-US') : perGB.toPrecision(3)} device-s/GB`;
+}

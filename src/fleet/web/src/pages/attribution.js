@@ -24,8 +24,8 @@ export async function attribution(root, ctx) {
   }
   const level = LEVELS[path.length];
   const [jobs, teams] = await Promise.all([
-    api('jobs', { since: ctx.range, limit: 10000 }),
-    api('attribution', { by: 'team', since: ctx.range }),
+    api('jobs', { since: ctx.win.from, until: ctx.win.to, limit: 10000 }),
+    api('attribution', { by: 'team', since: ctx.win.from, until: ctx.win.to }),
   ]);
   if (!ctx.current()) return;
   const price = teams.price_per_gpu_hour;

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Jobs list (by GPU-hours) and one job's page: efficiency over time, GPUs, identities, and the
-// traces and analyses recorded for it.
+// CPU profile uploaded by its hosts' daemons, and the traces and analyses recorded for it.
 import { api, toSeconds } from '../api.js';
 import { stackedBars, lines } from '../charts.js';
 import { h, card, kpi, empty, table } from '../dom.js';
 import * as f from '../format.js';
 import { analysisDetail, analysesTable } from '../analyses.js';
+import { cpuProfileSection } from '../cpu_profile.js';
 
 const jobLink = (id) => h('a', { href: `#/job/${encodeURIComponent(id)}` }, id);
 
 export async function jobs(root, ctx) {
   const [data, attr] = await Promise.all([
-    api('jobs', { since: ctx.range, limit: 500 }),
-    api('attribution', { by: 'job', since: ctx.range }),
+    api('jobs', { since: ctx.win.from, until: ctx.win.to, limit: 500 }),
+    api('attribution', { by: 'job', since: ctx.win.from, until: ctx.win.to }),
   ]);
   if (!ctx.current()) return;
   const price = attr.price_per_gpu_hour;
@@ -32,6 +33,8 @@ export async function jobs(root, ctx) {
               { label: 'GPU-hours', cls: 'num', value: (j) => f.gpuHours(j.gpu_hours) },
               { label: 'Busy', cls: 'num', value: (j) => f.pct(j.busy_gpu_hours, j.gpu_hours) },
               { label: 'Held idle', cls: 'num', value: (j) => f.gpuHours(j.held_idle_gpu_hours) },
+              { label: 'MFU', cls: 'num', value: (j) => f.ratio(j.mfu_ratio) },
+              { label: 'Device-s/GB', cls: 'num', value: (j) => (j.device_seconds_per_input_byte == null ? '—' : f.deviceSecondsPerGB(j.device_seconds_per_input_byte).replace(' device-s/GB', '')) },
               { label: 'Cost', cls: 'num', value: (j) => f.money(j.cost, price) },
               { label: 'Last seen', value: (j) => f.when(j.last_seen) },
             ],
@@ -67,9 +70,12 @@ export async function job(root, ctx) {
       kpi('Duration', f.duration(j.duration_s), `${f.when(j.first_seen)} – ${f.when(j.last_seen)}`),
       kpi('GPUs', String(j.gpus.length), [...new Set(j.gpus.map((g) => g.gpu_model))].join(', ')),
       kpi('GPU-hours', f.gpuHours(j.gpu_hours), j.cost ? f.money(j.cost, 1) : null),
-      kpi('Mean SM activity', `${(100 * j.mean_sm_active_ratio).toFixed(1)}%`, 'busy / allocated', 'good'),
+      kpi('Busy', f.ratio(j.busy_ratio), 'busy / allocated GPU time', 'good'),
+      kpi('Mean SM activity', f.ratio(j.mean_sm_active_ratio), j.mean_sm_active_ratio == null ? 'not measured' : 'of its GPUs while it held them'),
       kpi('Held but idle', `${f.gpuHours(j.held_idle_gpu_hours)} GPU-h`, f.pct(j.held_idle_gpu_hours, j.gpu_hours), 'warn'),
       kpi('FLOP/s (est.)', f.flops(j.mean_flops_estimated), j.mfu_ratio == null ? 'MFU: not reported' : `MFU ${(100 * j.mfu_ratio).toFixed(1)}%`),
+      kpi('Device-s per GB', f.deviceSecondsPerGB(j.device_seconds_per_input_byte),
+        j.device_seconds_per_input_byte == null ? 'input bytes not reported' : 'of input (libvigil_client)'),
       kpi('Energy', f.kwh(j.energy_joules)),
     ),
   );
@@ -85,8 +91,10 @@ export async function job(root, ctx) {
     root.append(h('div', { class: 'row two' },
       card('GPU-hours per hour', 'allocated time split by what the GPUs did', split),
       card('Efficiency', 'busy share of allocated GPU time', effChart)));
+    // The job's life in whole hours, with the dashboard's round local ticks.
+    const life = { from: xs[0], to: xs[xs.length - 1] + 3600 };
     stackedBars(split, ctx, {
-      xs, step: 3600, height: 240, yLabel: 'GPU-hours', fmt: (v) => `${f.gpuHours(v)} GPU-h`,
+      xs, step: 3600, height: 240, win: life, yLabel: 'GPU-hours', fmt: (v) => `${f.gpuHours(v)} GPU-h`,
       series: [
         { label: 'busy', color: '#2563eb', values: busy },
         { label: 'held but idle', color: '#f59e0b', values: held },
@@ -94,16 +102,17 @@ export async function job(root, ctx) {
       ],
     });
     lines(effChart, ctx, {
-      xs, step: 3600, height: 240, yRange: [0, 100], yLabel: '% busy', fmt: (v) => `${Math.round(v)}%`,
+      xs, step: 3600, height: 240, win: life, yRange: [0, 100], yLabel: '% busy', fmt: (v) => `${Math.round(v)}%`,
       series: [{ label: 'busy / allocated', color: '#10b981', values: eff, fill: 'rgba(16,185,129,0.10)' }],
     });
   }
   root.append(card('GPUs', `${j.gpus.length} GPUs`, table(
     [
-      { label: 'Host', value: (g) => g.host },
-      { label: 'GPU', value: (g) => h('code', {}, g.gpu_uuid) },
+      { label: 'Host', value: (g) => h('a', { href: `#/host/${encodeURIComponent(g.host)}` }, g.host) },
+      { label: 'GPU', value: (g) => h('a', { href: `#/gpu/${encodeURIComponent(g.host)}/${encodeURIComponent(g.gpu_uuid)}` }, h('code', {}, g.gpu_uuid)) },
       { label: 'Model', value: (g) => g.gpu_model || '—' },
     ], j.gpus)));
+  await cpuProfileSection(root, ctx, id);
   await analysesSection(root, ctx, id, j.analyses || []);
   if (j.identities.length > 1) {
     root.append(card('Identities', 'the label sets this job id was seen with', table(

@@ -6,17 +6,20 @@ import { stackedBars, lines, PALETTE, GREY } from '../charts.js';
 import { bucketAxis, byKey, perBucket } from '../data.js';
 import { h, card, kpi, empty, table } from '../dom.js';
 import * as f from '../format.js';
+import { windowLabel } from '../timewin.js';
+
+const windowText = (win) => windowLabel(new Date(win.from * 1000), new Date(win.to * 1000));
 
 const UNALLOCATED = '(unallocated)';
 
 export async function overview(root, ctx) {
-  const w = windowParams(ctx.range);
+  const w = windowParams(ctx.win);
   const [teams, hostsAttr, hosts, idleNow, wasters] = await Promise.all([
     api('attribution', { by: 'team', ...w }),
     api('attribution', { by: 'host', ...w }),
     api('hosts'),
     api('idle-now'),
-    api('top-wasters', { since: w.since, limit: 8 }),
+    api('top-wasters', { since: w.since, until: w.until, limit: 8 }),
   ]);
   if (!ctx.current()) return;
   const t = teams.totals;
@@ -25,7 +28,7 @@ export async function overview(root, ctx) {
 
   root.append(
     h('div', { class: 'page-head' }, h('h1', {}, 'Fleet overview'),
-      h('p', { class: 'sub' }, `${f.when(teams.since)} – ${f.when(teams.until)} · ${hosts.hosts.length} hosts · ${gpus} GPUs`)),
+      h('p', { class: 'sub' }, `${windowText(ctx.win)} (whole hours ${f.when(teams.since)} – ${f.when(teams.until)} counted) · ${hosts.hosts.length} hosts · ${gpus} GPUs`)),
     h('div', { class: 'kpis' },
       kpi('GPU-hours', f.gpuHours(t.gpu_hours), price ? f.money(t.cost, price) : 'reported wall time'),
       kpi('Busy', f.pct(t.busy_gpu_hours, t.gpu_hours), `${f.gpuHours(t.busy_gpu_hours)} GPU-h doing work`, 'good'),
@@ -57,7 +60,7 @@ export async function overview(root, ctx) {
       card('GPU-hours by team', `per ${teams.bucket_s / 3600} h bucket; grey: GPUs no job held`, teamChart)),
     h('div', { class: 'row' }, card('Fleet utilisation', 'share of reported GPU time', utilChart)),
   );
-  stackedBars(teamChart, ctx, { xs, step: teams.bucket_s, series, fmt: (v) => `${f.gpuHours(v)} GPU-h`, yLabel: 'GPU-hours' });
+  stackedBars(teamChart, ctx, { xs, step: teams.bucket_s, win: ctx.win, series, fmt: (v) => `${f.gpuHours(v)} GPU-h`, yLabel: 'GPU-hours' });
 
   const hx = bucketAxis(hostsAttr.rows, hostsAttr.bucket_s);
   const sums = perBucket(hostsAttr.rows, hx, ['gpu_hours', 'allocated_gpu_hours', 'busy_gpu_hours', 'held_idle_gpu_hours']);
@@ -65,6 +68,7 @@ export async function overview(root, ctx) {
   lines(utilChart, ctx, {
     xs: hx,
     step: hostsAttr.bucket_s,
+    win: ctx.win,
     yRange: [0, 100],
     fmt: (v) => `${Math.round(v)}%`,
     yLabel: '% of GPU time',

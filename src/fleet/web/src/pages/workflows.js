@@ -19,8 +19,8 @@ const roofline = (j) => (j.roofline_pct == null
 
 export async function workflows(root, ctx) {
   const [wf, fw, profiling] = await Promise.all([
-    api('workflows', { since: ctx.range }),
-    api('attribution', { by: 'framework', since: ctx.range }),
+    api('workflows', { since: ctx.win.from, until: ctx.win.to }),
+    api('attribution', { by: 'framework', since: ctx.win.from, until: ctx.win.to }),
     profilingCard(),
   ]);
   if (!ctx.current()) return;

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "collectors/daemon_self_collector.h"
+
+#include <gtest/gtest.h>
+
+#include "base/time_util.h"
+#include "base/version.h"
+#include "collectors/collector_context.h"
+
+namespace vigil {
+namespace {
+
+TEST(DaemonSelfCollectorTest, ReportsThisProcessAndTheStore) {
+  SeriesStoreStats stats;
+  stats.series = 7;
+  stats.bytes = 4096;
+  DaemonSelfCollectorOptions options;
+  options.store_stats = [&] { return stats; };
+  options.sink_drops = [] { return std::vector<SinkDrops>{{"jsonl", 3}}; };
+  options.start_unix_ns = UnixNanos() - 5 * kNanosPerSecond;
+  options.rpc_address = [] { return "10.0.0.7:1778"; };
+  DaemonSelfCollector collector(options);
+  MetricBatch batch;
+  MetricWriter writer(&batch);
+  ASSERT_TRUE(collector.Collect(writer).ok());
+  std::map<std::string, double> values;
+  for (const Sample& s : batch.samples) {
+    values[std::string(s.desc->name)] = s.value;
+    if (s.desc->name == "vigil_daemon_info") {
+      EXPECT_EQ(LabelValue(s.labels, "version"), kVersion);
+      EXPECT_EQ(LabelValue(s.labels, "rpc_address"), "10.0.0.7:1778");
+    }
+  }
+  EXPECT_EQ(values["vigil_daemon_info"], 1);
+  EXPECT_EQ(values["vigil_daemon_store_series"], 7);
+  EXPECT_EQ(values["vigil_daemon_store_bytes"], 4096);
+  EXPECT_EQ(values["vigil_daemon_sink_dropped_batches_total"], 3);
+  EXPECT_GE(values["vigil_daemon_uptime_seconds"], 5);
+  EXPECT_GT(values["vigil_daemon_resident_memory_bytes"], 1 << 20);
+  EXPECT_GE(values["vigil_daemon_cpu_seconds_total"], 0);
+}
+
+TEST(DaemonSelfCollectorTest, IsAbsentOutsideARunningDaemon) {
+  CollectorContext context;  // As vigild --once or a tool builds it: no options set.
+  std::unique_ptr<Collector> collector = DaemonSelfCollector::kInfo.create(context);
+  MetricBatch batch;
+  MetricWriter writer(&batch);
+  const Status s = collector->Collect(writer);
+  EXPECT_TRUE(IsAbsent(s)) << s.message();
+  EXPECT_TRUE(batch.samples.empty());
+}
+
+}  // namespace
+}  // namespace vigil

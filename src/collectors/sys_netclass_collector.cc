@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "collectors/sys_netclass_collector.h"
+
+#include <utility>
+
+#include "base/file_util.h"
+#include "collectors/collector_context.h"
+
+namespace vigil {
+namespace {
+
+constexpr MetricKind kG = MetricKind::kGauge;
+constexpr MetricKind kC = MetricKind::kCounter;
+
+constexpr MetricDesc kInfoDesc{"vigil_host_network_info",
+                               "Interface address, broadcast, duplex, operstate, ifalias; 1.", kG,
+                               "info"};
+constexpr MetricDesc kUp{"vigil_host_network_up", "1 when operstate is up, else 0.", kG, ""};
+constexpr MetricDesc kSpeed{"vigil_host_network_speed_bytes_per_second",
+                            "Negotiated link speed (speed Mbit/s x 125000).", kG,
+                            "bytes_per_second"};
+constexpr MetricDesc kCarrier{"vigil_host_network_carrier", "1 when the link has carrier.", kG, ""};
+constexpr MetricDesc kCarrierChanges{"vigil_host_network_carrier_changes_total",
+                                     "Times the link went up or down (carrier_changes).", kC, ""};
+constexpr MetricDesc kCarrierUp{"vigil_host_network_carrier_up_changes_total",
+                                "Times the link came up (carrier_up_count).", kC, ""};
+constexpr MetricDesc kCarrierDown{"vigil_host_network_carrier_down_changes_total",
+                                  "Times the link went down (carrier_down_count).", kC, ""};
+constexpr MetricDesc kMtu{"vigil_host_network_mtu_bytes", "Maximum transmission unit.", kG,
+                          "bytes"};
+constexpr MetricDesc kTxQueue{"vigil_host_network_transmit_queue_length",
+                              "Transmit queue length in packets (tx_queue_len).", kG, ""};
+constexpr MetricDesc kProtocol{"vigil_host_network_protocol_type",
+                               "ARPHRD_* hardware type (type: 1 ethernet, 32 infiniband).", kG, ""};
+constexpr MetricDesc kFlags{"vigil_host_network_flags", "IFF_* interface flags (flags).", kG, ""};
+constexpr MetricDesc kIfindex{"vigil_host_network_iface_id", "Interface index (ifindex).", kG, ""};
+constexpr MetricDesc kIflink{"vigil_host_network_iface_link",
+                             "Index of the interface this one sends through (iflink).", kG, ""};
+constexpr MetricDesc kLinkMode{"vigil_host_network_iface_link_mode",
+                               "Link mode: 0 default, 1 dormant (link_mode).", kG, ""};
+constexpr MetricDesc kDormant{"vigil_host_network_dormant", "1 when the interface is dormant.", kG,
+                              ""};
+constexpr MetricDesc kDevId{"vigil_host_network_device_id",
+                            "Device id among interfaces sharing one address (dev_id).", kG, ""};
+constexpr MetricDesc kAddrAssign{"vigil_host_network_address_assign_type",
+                                 "How the address was set: 0 permanent, 1 random, 2 stolen, 3 set.",
+                                 kG, ""};
+constexpr MetricDesc kNameAssign{"vigil_host_network_name_assign_type",
+                                 "How the name was set: 1 enumerated, 2 predictable, 3 user, 4 "
+                                 "renamed.",
+                                 kG, ""};
+constexpr MetricDesc kGroup{"vigil_host_network_net_dev_group", "Interface group (netdev_group).",
+                            kG, ""};
+constexpr MetricDesc kProtoDown{"vigil_host_network_protocol_down",
+                                "1 when the interface is administratively protocol-down.", kG, ""};
+
+struct Attr {
+  std::string_view file;
+  const MetricDesc* desc;
+  double scale = 1;
+  bool hex = false;
+  bool skip_negative = false;
+  bool identity = false;  // Set when the interface is created: read at rescans only.
+};
+const Attr kAttrs[] = {
+    {"speed", &kSpeed, 125000, false, true},
+    {"carrier", &kCarrier},
+    {"carrier_changes", &kCarrierChanges},
+    {"carrier_up_count", &kCarrierUp},
+    {"carrier_down_count", &kCarrierDown},
+    {"mtu", &kMtu},
+    {"tx_queue_len", &kTxQueue},
+    {"type", &kProtocol, 1, false, false, true},
+    {"flags", &kFlags, 1, true},
+    {"ifindex", &kIfindex, 1, false, false, true},
+    {"iflink", &kIflink, 1, false, false, true},
+    {"link_mode", &kLinkMode},
+    {"dormant", &kDormant},
+    {"dev_id", &kDevId, 1, true, false, true},
+    {"addr_assign_type", &kAddrAssign, 1, false, false, true},
+    {"name_assign_type", &kNameAssign, 1, false, false, true},
+    {"netdev_group", &kGroup},
+    {"proto_down", &kProtoDown},
+};
+
+// statistics/<file>: the error kinds /proc/net/dev folds into its errs, frame and carrier
+// columns (proc_netdev exports those columns, FIFO, compressed, multicast and collisions).
+#define VIGIL_NET_STAT(ident, name, help) \
+  constexpr MetricDesc ident{"vigil_host_network_" name "_total", help, kC, ""};
+VIGIL_NET_STAT(kRxCrc, "receive_crc_errors", "Received frames with a bad CRC.")
+VIGIL_NET_STAT(kRxAlign, "receive_alignment_errors",
+               "Received frames misaligned (rx_frame_errors).")
+VIGIL_NET_STAT(kRxLength, "receive_length_errors", "Received frames with a bad length.")
+VIGIL_NET_STAT(kRxMissed, "receive_missed_errors", "Frames the NIC missed for lack of buffers.")
+VIGIL_NET_STAT(kRxOver, "receive_over_errors", "Received frames longer than the buffer.")
+VIGIL_NET_STAT(kRxNohandler, "receive_nohandler_packets",
+               "Packets dropped because no protocol handled them.")
+VIGIL_NET_STAT(kTxAborted, "transmit_aborted_errors", "Transmissions aborted by the NIC.")
+VIGIL_NET_STAT(kTxCarrierSense, "transmit_carrier_sense_errors",
+               "Transmit errors from carrier loss (tx_carrier_errors).")
+VIGIL_NET_STAT(kTxHeartbeat, "transmit_heartbeat_errors", "Transmit SQE heartbeat errors.")
+VIGIL_NET_STAT(kTxWindow, "transmit_window_errors", "Late collisions on transmit.")
+#undef VIGIL_NET_STAT
+
+struct Stat {
+  std::string_view file;
+  const MetricDesc* desc;
+};
+constexpr Stat kStats[] = {
+    {"rx_crc_errors", &kRxCrc},
+    {"rx_frame_errors", &kRxAlign},
+    {"rx_length_errors", &kRxLength},
+    {"rx_missed_errors", &kRxMissed},
+    {"rx_over_errors", &kRxOver},
+    {"rx_nohandler", &kRxNohandler},
+    {"tx_aborted_errors", &kTxAborted},
+    {"tx_carrier_errors", &kTxCarrierSense},
+    {"tx_heartbeat_errors", &kTxHeartbeat},
+    {"tx_window_errors", &kTxWindow},
+};
+
+constexpr const MetricDesc* kMetrics[] = {
+    &kInfoDesc,    &kUp,          &kSpeed,     &kCarrier,        &kCarrierChanges, &kCarrierUp,
+    &kCarrierDown, &kMtu,         &kTxQueue,   &kProtocol,       &kFlags,          &kIfindex,
+    &kIflink,      &kLinkMode,    &kDormant,   &kDevId,          &kAddrAssign,     &kNameAssign,
+    &kGroup,       &kProtoDown,   &kRxCrc,     &kRxAlign,        &kRxLength,       &kRxMissed,
+    &kRxOver,      &kRxNohandler, &kTxAborted, &kTxCarrierSense, &kTxHeartbeat,    &kTxWindow};
+
+std::unique_ptr<Collector> Create(const CollectorContext& context) {
+  return std::make_unique<SysNetclassCollector>(context.paths);
+}
+
+}  // namespace
+
+const CollectorInfo SysNetclassCollector::kInfo = {
+    .name = "sys_netclass",
+    .help =
+        "Network link speed, carrier, MTU, state and detailed error counters from /sys/class/net.",
+    .enabled_by_default = true,
+    .metrics = kMetrics,
+    .create = &Create,
+};
+
+SysNetclassCollector::SysNetclassCollector(HostPaths paths, int rescan_every)
+    : paths_(std::move(paths)), schedule_(rescan_every) {}
+
+Status SysNetclassCollector::Rescan() {
+  reader_.CloseKept();  // Nothing from the old listing stays open.
+  interfaces_.clear();
+  plan_.clear();
+  identity_.clear();
+  const std::string root = paths_.Sys("class/net");
+  Status error;
+  for (const std::string& name : ListSorted(root, "", &error)) {
+    const std::string dir = JoinPath(root, name);
+    if (name == "lo" || !IsDirectory(dir)) {
+      continue;  // bonding_masters is a file in class/net.
+    }
+    Interface iface{.name = name, .dir = dir, .address = {}, .broadcast = {}, .ifalias = {}};
+    for (auto [file, value] :
+         {std::pair{"address", &iface.address}, std::pair{"broadcast", &iface.broadcast},
+          std::pair{"ifalias", &iface.ifalias}}) {
+      StatusOr<std::string_view> text = reader_.Read(JoinPath(dir, file));
+      *value = text.ok() ? std::string(*text) : "";
+    }
+    interfaces_.push_back(std::move(iface));
+    const Labels labels = {{"interface", name}};
+    for (const Attr& a : kAttrs) {
+      const std::string path = JoinPath(dir, a.file);
+      if (!a.identity) {
+        if (PathExists(path)) {
+          plan_.push_back({path, a.desc, a.scale, labels, a.hex, a.skip_negative});
+        }
+        continue;
+      }
+      StatusOr<double> v = a.hex ? reader_.ReadHex(path) : reader_.ReadNumber(path);
+      if (v.ok()) {
+        identity_.push_back({a.desc, *v, labels});
+      } else if (v.status().code() == StatusCode::kDataLoss && error.ok()) {
+        error = v.status();
+      }
+    }
+    for (const Stat& s : kStats) {
+      const std::string path = JoinPath(dir, "statistics/" + std::string(s.file));
+      if (PathExists(path)) {
+        plan_.push_back({path, s.desc, 1, labels});
+      }
+    }
+  }
+  if (interfaces_.empty()) {
+    return NotFoundError(root + ": no network interfaces besides lo" +
+                         (error.ok() ? "" : " (" + error.message() + ")"));
+  }
+  return error.code() == StatusCode::kDataLoss ? error : OkStatus();
+}
+
+void SysNetclassCollector::CollectInfo(const Interface& iface, MetricWriter& out) {
+  StatusOr<std::string_view> state = reader_.ReadKept(JoinPath(iface.dir, "operstate"));
+  if (!state.ok() && state.status().code() == StatusCode::kNotFound) {
+    schedule_.Invalidate();  // The interface went away (a veth of a finished container).
+    return;
+  }
+  const std::string operstate = state.ok() ? std::string(*state) : "";
+  // duplex answers EINVAL without carrier; the label is then empty, as in node_exporter.
+  StatusOr<std::string_view> duplex = reader_.ReadKept(JoinPath(iface.dir, "duplex"));
+  out.Add(kInfoDesc, 1,
+          {{"interface", iface.name},
+           {"address", iface.address},
+           {"broadcast", iface.broadcast},
+           {"duplex", duplex.ok() ? std::string(*duplex) : ""},
+           {"operstate", operstate},
+           {"ifalias", iface.ifalias}});
+  out.Add(kUp, operstate == "up" ? 1 : 0, {{"interface", iface.name}});
+}
+
+Status SysNetclassCollector::Collect(MetricWriter& out) {
+  Status scan;
+  if (schedule_.Due()) {
+    scan = Rescan();
+    if (!scan.ok()) {
+      schedule_.Invalidate();
+    }
+    if (IsAbsent(scan)) {
+      return scan;
+    }
+  }
+  for (const Interface& iface : interfaces_) {
+    CollectInfo(iface, out);
+  }
+  for (const IdentityValue& v : identity_) {
+    out.Add(*v.desc, v.value, v.labels);
+  }
+  Status error = EmitPlanned(plan_, reader_, schedule_, out);
+  return scan.ok() ? error : scan;
+}
+
+}  // namespace vigil
