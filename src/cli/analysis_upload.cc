@@ -77,8 +77,7 @@ int Upload(CliContext& ctx, const AnalysisUploadFlags& flags, const std::string&
                      flags.url.c_str());
         return kExitUsage;
       case StatusCode::kUnavailable:
-        std::fprintf(err, "vigil: analyze: cannot reach vigil-fleet at %s: %s\n", flags.url.c_str(),
-                     res.status().message().c_str());
+        PrintFleetUnreachable(err, "analyze --upload", flags.url, res.status().message());
         return kExitUnreachable;
       default:
         std::fprintf(err, "vigil: analyze: --upload: %s\n", res.status().message().c_str());
@@ -102,8 +101,9 @@ int Upload(CliContext& ctx, const AnalysisUploadFlags& flags, const std::string&
 }  // namespace
 
 void AddAnalysisUploadFlags(CLI::App* cmd, AnalysisUploadFlags* flags) {
-  cmd->add_option("--upload", flags->url,
-                  "Upload the JSON report to vigil-fleet at URL (http://HOST:PORT)");
+  cmd->add_option("--upload,--fleet-url", flags->url,
+                  "Upload the JSON report to vigil-fleet at URL (http://HOST:PORT)")
+      ->type_name("URL");
   cmd->add_option("--job-id", flags->job_id,
                   "Job the uploaded analysis belongs to (default: the trace's job_id metadata)");
   cmd->add_option("--reason", flags->reason, "Why this trace was taken (shown with the upload)");
@@ -151,6 +151,10 @@ int AnalyzeAndUpload(CliContext& ctx, trace::AnalyzeOptions options,
       return kExitUsage;
     }
     return trace::RunAnalyze(options, out, err);
+  }
+  if (options.independent) {
+    std::fprintf(err, "vigil: analyze: --upload sends one job's report; not with --independent\n");
+    return kExitUsage;
   }
   if (flags.url.rfind("http://", 0) != 0 && flags.url.rfind("https://", 0) != 0) {
     std::fprintf(err, "vigil: analyze: --upload must be http://HOST:PORT, got %s\n",

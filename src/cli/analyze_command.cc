@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// `vigil analyze TRACE|DIR`: analyses PyTorch (Kineto) traces offline; needs no daemon. The work
-// is in src/trace (RunAnalyze); this file only maps flags to AnalyzeOptions.
+// `vigil analyze TRACE|DIR|GLOB...`: analyses PyTorch (Kineto) traces offline; needs no daemon. The
+// work is in src/trace (RunAnalyze); this file only maps flags to AnalyzeOptions.
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 #if defined(__GLIBC__)  // defined once a C library header is in
 #include <malloc.h>
 #endif
@@ -17,8 +19,15 @@ void AddAnalyzeCommand(CLI::App& app, CliContext& ctx) {
   auto opts = std::make_shared<trace::AnalyzeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "analyze", "Analyse PyTorch profiler traces: breakdowns, idle causes, insights");
-  cmd->add_option("trace", opts->input, "Kineto trace (.json or .json.gz) or a directory of ranks")
+  auto inputs = std::make_shared<std::vector<std::string>>();
+  cmd->add_option("trace", *inputs,
+                  "Kineto traces (.json or .json.gz), directories of ranks or globs: the ranks of "
+                  "one job (see --independent)")
       ->required();
+  cmd->add_flag("--independent", opts->independent,
+                "Analyse each file on its own, for traces of different jobs (one summary each)");
+  cmd->add_flag("--same-job", opts->same_job,
+                "The files are one job's: skip the check that refuses traces of different jobs");
   cmd->add_option("--json", opts->json_path,
                   "Write the JSON report (schema 1) to FILE ('-': stdout)");
   cmd->add_option("--html", opts->html_path, "Write a self-contained HTML report to FILE");
@@ -58,7 +67,9 @@ void AddAnalyzeCommand(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("-q,--quiet", opts->quiet, "No summary on stdout");
   auto upload = std::make_shared<AnalysisUploadFlags>();
   AddAnalysisUploadFlags(cmd, upload.get());
-  cmd->callback([&ctx, opts, upload] {
+  cmd->callback([&ctx, opts, upload, inputs] {
+    opts->input = inputs->front();
+    opts->more_inputs.assign(inputs->begin() + 1, inputs->end());
 #if defined(__GLIBC__)
     // Tables and analysis buffers over 256 KiB get mappings of their own, returned to the system
     // when freed, instead of fragmenting the heap: ~10% less peak RSS on multi-GB traces.

@@ -100,9 +100,10 @@ void RunCommand(CliContext& ctx, const std::function<int()>& body) {
 }
 
 void AddGlobalOptions(CLI::App& app, CliContext& ctx) {
-  app.add_option("--host", ctx.host,
+  app.add_option("--host,--hostname", ctx.host,
                  "Daemon to talk to: HOST[:PORT], [V6ADDR]:PORT or unix:/path (default: the "
-                 "local unix socket if present, else 127.0.0.1:1778)")
+                 "local unix socket if present, else 127.0.0.1:1778); --hostname is Dynolog's "
+                 "spelling")
       ->type_name("HOST[:PORT]");
   app.add_option("--port", ctx.port, "Daemon RPC port (default 1778)")->check(CLI::Range(1, 65535));
   app.add_option("--unix-socket", ctx.unix_socket, "Daemon unix socket path")->type_name("PATH");

@@ -5,7 +5,8 @@
 // the same numbers the service's API and dashboard show; with --prometheus the same report
 // computed with PromQL from the remote-written counters (fleet_promql_report.h).
 // `vigil fleet jobs [--since 7d]` and `vigil fleet job ID`: jobs with GPU-hours, MFU, model FLOP/s
-// and step time. Talks to vigil-fleet and Prometheus only over their HTTP APIs.
+// and step time; `vigil fleet hosts`: the reporting hosts. Talks to vigil-fleet and Prometheus only
+// over their HTTP APIs.
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -174,7 +175,21 @@ int RunJobs(CliContext& ctx, const ReportOptions& o) {
   const int code = FleetGet(ctx, o, "fleet jobs", "/api/v1/jobs",
                             {{"since", o.since}, {"limit", std::to_string(o.limit)}}, &reply);
   if (code != kExitOk) return code;
-  const std::string out = o.format == "json" ? reply.dump(2) + "\n" : RenderJobsTable(reply);
+  nlohmann::json hosts;  // Only to say why the list is empty.
+  if (o.format != "json" && reply.value("jobs", nlohmann::json::array()).empty() &&
+      FleetGet(ctx, o, "fleet jobs", "/api/v1/hosts", {}, &hosts) != kExitOk) {
+    hosts = nullptr;
+  }
+  const std::string out = o.format == "json" ? reply.dump(2) + "\n" : RenderJobsTable(reply, hosts);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return kExitOk;
+}
+
+int RunHosts(CliContext& ctx, const ReportOptions& o) {
+  nlohmann::json reply;
+  const int code = FleetGet(ctx, o, "fleet hosts", "/api/v1/hosts", {}, &reply);
+  if (code != kExitOk) return code;
+  const std::string out = o.format == "json" ? reply.dump(2) + "\n" : RenderHostsTable(reply);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }
@@ -190,8 +205,9 @@ int RunJob(CliContext& ctx, const ReportOptions& o) {
 }
 
 void AddFleetOptions(CLI::App* cmd, ReportOptions* o) {
-  cmd->add_option("--fleet", o->fleet,
-                  "vigil-fleet URL (default $VIGIL_FLEET_URL or http://127.0.0.1:9480)");
+  cmd->add_option("--fleet-url,--fleet", o->fleet,
+                  "vigil-fleet URL (default $VIGIL_FLEET_URL or http://127.0.0.1:9480)")
+      ->type_name("URL");
   cmd->add_option("--fleet-token-file", o->token_file, "File holding a vigil-fleet token");
 }
 
@@ -236,6 +252,13 @@ void AddFleetCommand(CLI::App& app, CliContext& ctx) {
       ->capture_default_str();
   AddFleetOptions(jobs, opts.get());
   jobs->callback([&ctx, opts] { RunCommand(ctx, [&] { return RunJobs(ctx, *opts); }); });
+
+  CLI::App* hosts = fleet->add_subcommand("hosts", "The hosts whose vigild reports to vigil-fleet");
+  hosts->add_option("--format", opts->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  AddFleetOptions(hosts, opts.get());
+  hosts->callback([&ctx, opts] { RunCommand(ctx, [&] { return RunHosts(ctx, *opts); }); });
 
   CLI::App* job = fleet->add_subcommand("job", "One job over its whole life");
   job->add_option("job_id", opts->job_id, "Job id")->required();

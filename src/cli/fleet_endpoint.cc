@@ -25,11 +25,20 @@ StatusOr<std::string> ReadFleetToken(const std::string& path) {
   return InvalidArgumentError("token file " + path + ": no token");
 }
 
+void PrintFleetUnreachable(FILE* err, const char* what, const std::string& url,
+                           const std::string& why) {
+  std::fprintf(err,
+               "vigil: %s: cannot reach vigil-fleet at %s (%s). Is it running? Start it with "
+               "`vigil-fleet serve --listen HOST:PORT` (default 127.0.0.1:9480) on the fleet "
+               "host, or point vigil at a running one with --fleet-url URL or $VIGIL_FLEET_URL.\n",
+               what, url.c_str(), why.c_str());
+}
+
 int CallFleet(CliContext& ctx, const std::string& url_flag, const std::string& token_file,
               const FleetCall& call, nlohmann::json* reply) {
   const std::string url = url_flag.empty() ? DefaultFleetUrl() : url_flag;
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
-    std::fprintf(stderr, "vigil: %s: --fleet must be http[s]://HOST:PORT, got %s\n", call.what,
+    std::fprintf(stderr, "vigil: %s: --fleet-url must be http[s]://HOST:PORT, got %s\n", call.what,
                  url.c_str());
     return kExitUsage;
   }
@@ -50,8 +59,7 @@ int CallFleet(CliContext& ctx, const std::string& url_flag, const std::string& t
       ctx.Fail(res.status(), call.what);
       return res.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
     }
-    std::fprintf(stderr, "vigil: %s: cannot reach vigil-fleet at %s: %s\n", call.what, url.c_str(),
-                 res.status().message().c_str());
+    PrintFleetUnreachable(stderr, call.what, url, res.status().message());
     return kExitUnreachable;
   }
   *reply = nlohmann::json::parse(res->body, nullptr, false);

@@ -3,6 +3,7 @@
 // they present, and the one way they call it. Owner: cli. Stateless.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,11 @@ std::string DefaultFleetUrl();
 // The token in a token file: the last field of the first non-comment line ("TOKEN" or
 // "HOST TOKEN", so vigild's fleet token file and vigil-fleet's own lines both work).
 StatusOr<std::string> ReadFleetToken(const std::string& path);
+
+// The whole story when vigil-fleet does not answer at `url`: what failed, and how to start
+// vigil-fleet or point vigil at a running one. Printed to `err` as "vigil: <what>: ...".
+void PrintFleetUnreachable(FILE* err, const char* what, const std::string& url,
+                           const std::string& why);
 
 struct FleetCall {
   const char* what = "fleet";  // The command, for messages ("fleet report").

@@ -124,6 +124,13 @@ int RunProfiles(CliContext& ctx, const ProfileOptions& o) {
     std::printf("%s\n", reply.dump(2).c_str());
     return kExitOk;
   }
+  if (reply.value("requests", json::array()).empty()) {
+    std::printf(
+        "No profiling requests%s yet: ask for one with `vigil fleet profile --job-id ID`, "
+        "or let vigil-fleet's profiling triggers take them (docs/fleet.md).\n",
+        o.job_id.empty() ? "" : (" for job " + o.job_id).c_str());
+    return kExitOk;
+  }
   std::printf("%-28s %-20s %-10s %-8s %-6s %s\n", "REQUEST", "JOB", "STATE", "TRIGGER", "FILES",
               "REASON");
   for (const json& r : reply.value("requests", json::array())) {
@@ -136,8 +143,9 @@ int RunProfiles(CliContext& ctx, const ProfileOptions& o) {
 }
 
 void AddConnection(CLI::App* cmd, ProfileOptions* o) {
-  cmd->add_option("--fleet", o->fleet,
-                  "vigil-fleet URL (default $VIGIL_FLEET_URL or http://127.0.0.1:9480)");
+  cmd->add_option("--fleet-url,--fleet", o->fleet,
+                  "vigil-fleet URL (default $VIGIL_FLEET_URL or http://127.0.0.1:9480)")
+      ->type_name("URL");
   cmd->add_option("--fleet-token-file", o->token_file, "File holding a vigil-fleet token");
   cmd->add_flag("--json", o->json_out, "Print the service's JSON reply");
 }

@@ -95,6 +95,11 @@ std::string RenderAttributionTable(const json& reply) {
       reply.value("until", ""),
       reply.contains("source") ? " (" + reply.value("source", "") + ")" : std::string());
   out += table.Render();
+  if (reply.value("rows", json::array()).empty()) {
+    out +=
+        "note: no GPU-hours in this window: no host reported GPU samples in it (`vigil fleet "
+        "hosts` lists the hosts that report); try a longer --since\n";
+  }
   for (const json& note : reply.value("notes", json::array())) {
     if (note.is_string()) out += "note: " + note.get<std::string>() + "\n";
   }
@@ -132,7 +137,40 @@ std::string RenderAttributionCsv(const json& reply) {
   return out;
 }
 
-std::string RenderJobsTable(const json& reply) {
+// Why a listing is empty when no host has reported at all.
+constexpr const char* kNoHostsYet =
+    "no host has reported to this vigil-fleet yet: run vigild with --fleet-url URL (fleet_url "
+    "in its config file) on each GPU host, then check `vigil status` there for the fleet sink";
+
+std::string RenderHostsTable(const json& reply) {
+  const json hosts = reply.value("hosts", json::array());
+  if (hosts.empty()) return std::string("No hosts: ") + kNoHostsYet + ".\n";
+  TextTable table({"HOST", "GPUS", "HEALTH", "LAST-SEEN", "AGO-S", "VIGILD"});
+  table.AlignRight(1);
+  table.AlignRight(4);
+  for (const json& h : hosts) {
+    table.AddRow({h.value("host", ""), fmt::format("{}", h.value("gpu_count", 0)),
+                  h.value("health", ""), h.value("last_seen", ""),
+                  fmt::format("{:.0f}", h.value("last_seen_ago_s", 0.0)),
+                  h.value("daemon_version", "")});
+  }
+  return table.Render();
+}
+
+std::string RenderJobsTable(const json& reply, const json& hosts) {
+  if (reply.value("jobs", json::array()).empty()) {
+    const std::string window =
+        fmt::format("from {} to {}", reply.value("since", ""), reply.value("until", ""));
+    if (!hosts.is_object()) return "No jobs " + window + ".\n";
+    const size_t n = hosts.value("hosts", json::array()).size();
+    if (n == 0) return "No jobs " + window + ": " + kNoHostsYet + ".\n";
+    return fmt::format(
+        "No jobs {}: {} host(s) report, but none ran a GPU process with a job id in this window "
+        "(job ids come from $VIGIL_JOB_ID, $SLURM_JOB_ID and the other sources of "
+        "docs/attribution.md); try a longer "
+        "--since, or `vigil fleet hosts`.\n",
+        window, n);
+  }
   TextTable table({"JOB", "USER", "TEAM", "MODEL", "FRAMEWORK", "GPUS", "GPU-HOURS", "BUSY",
                    "HELD-IDLE", "MFU", "TFLOP/S", "STEP-S", "DEV-S/GB"});
   for (size_t i = 5; i < 13; ++i) table.AlignRight(i);

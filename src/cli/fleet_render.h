@@ -18,8 +18,11 @@ std::string RenderAttributionTable(const nlohmann::json& reply);
 // Header "<by>[,bucket_start],gpu_hours,...,cost" (plus mfu_ratio,model_flops_per_second,
 // step_seconds for --by job), one line per row; empty cells for unknown values.
 std::string RenderAttributionCsv(const nlohmann::json& reply);
-// /api/v1/jobs: one line per job.
-std::string RenderJobsTable(const nlohmann::json& reply);
+// /api/v1/jobs: one line per job. No jobs: why, from /api/v1/hosts (`hosts`, null when it
+// could not be read): no host has reported yet, or hosts report but ran no job in the window.
+std::string RenderJobsTable(const nlohmann::json& reply, const nlohmann::json& hosts = nullptr);
+// /api/v1/hosts: one line per reporting vigild; none yet says how hosts start reporting.
+std::string RenderHostsTable(const nlohmann::json& reply);
 // /api/v1/jobs/ID: "field: value" lines.
 std::string RenderJob(const nlohmann::json& job);
 

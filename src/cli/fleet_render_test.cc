@@ -84,5 +84,30 @@ TEST(FleetRenderTest, JobsListAndOneJob) {
   EXPECT_NE(list.find("0.4"), std::string::npos) << list;
 }
 
+// An empty list says why: no host reports at all, or hosts report but ran no job in the window.
+TEST(FleetRenderTest, EmptyListsSayWhy) {
+  const json none{{"since", "S"}, {"until", "U"}, {"jobs", json::array()}};
+  const json no_hosts{{"hosts", json::array()}};
+  const json one_host{{"hosts", json::array({json{{"host", "gpu01"}, {"gpu_count", 8}}})}};
+  EXPECT_EQ(RenderJobsTable(none, no_hosts),
+            "No jobs from S to U: no host has reported to this vigil-fleet yet: run vigild with "
+            "--fleet-url URL (fleet_url in its config file) on each GPU host, then check `vigil "
+            "status` there for the fleet sink.\n");
+  const std::string quiet = RenderJobsTable(none, one_host);
+  EXPECT_EQ(quiet.rfind("No jobs from S to U: 1 host(s) report, but none ran a GPU process with a "
+                        "job id in this window",
+                        0),
+            0u)
+      << quiet;
+  EXPECT_EQ(RenderJobsTable(none), "No jobs from S to U.\n");  // Hosts unknown: no guess.
+  EXPECT_EQ(RenderHostsTable(no_hosts).rfind("No hosts: no host has reported", 0), 0u);
+  const std::string hosts = RenderHostsTable(one_host);
+  EXPECT_NE(hosts.find("gpu01"), std::string::npos) << hosts;
+  EXPECT_NE(hosts.find("HEALTH"), std::string::npos) << hosts;
+  const std::string report = RenderAttributionTable(
+      json{{"by", "team"}, {"since", "S"}, {"until", "U"}, {"rows", json::array()}});
+  EXPECT_NE(report.find("note: no GPU-hours in this window"), std::string::npos) << report;
+}
+
 }  // namespace
 }  // namespace vigil

@@ -2,7 +2,8 @@
 // `vigil gpu pause [--duration 5m] | resume`: stops and restarts the daemon's GPU profiling
 // counters (GPM sampling, DCGM profiling fields) so Nsight Systems / Nsight Compute can take the
 // counters, without stopping the daemon. Sends Dynolog's dcgmProfPause / dcgmProfResume, so it
-// also works against a Dynolog daemon.
+// also works against a Dynolog daemon. `vigil dcgm-pause [--duration-s 300]` and `vigil
+// dcgm-resume` are the same commands under Dynolog's `dyno` names and flags.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -16,10 +17,13 @@ namespace {
 
 struct GpuOptions {
   std::string duration = "5m";
+  int duration_s = -1;  // dcgm-pause --duration-s; wins over --duration when given.
 };
 
 int RunPause(const CliContext& ctx, const GpuOptions& opts) {
-  StatusOr<int64_t> duration = ParseDuration(opts.duration);
+  StatusOr<int64_t> duration = opts.duration_s >= 0
+                                   ? StatusOr<int64_t>(opts.duration_s * kNanosPerSecond)
+                                   : ParseDuration(opts.duration);
   if (!duration.ok()) {
     std::fprintf(stderr, "vigil gpu pause: --duration: %s\n", duration.status().message().c_str());
     return kExitUsage;
@@ -66,6 +70,20 @@ void AddGpuCommand(CLI::App& app, CliContext& ctx) {
   pause->callback([&ctx, opts] { RunCommand(ctx, [&] { return RunPause(ctx, *opts); }); });
   CLI::App* resume = gpu->add_subcommand("resume", "Take GPU profiling counters again");
   resume->callback([&ctx] { RunCommand(ctx, [&] { return RunResume(ctx); }); });
+
+  // Dynolog's names: `dyno dcgm-pause --duration-s N` and `dyno dcgm-resume`.
+  const char* kDynoGroup = "Dynolog (dyno) command names";
+  CLI::App* dyno_pause =
+      app.add_subcommand("dcgm-pause", "Same as 'gpu pause' (Dynolog's name; --duration-s 300)");
+  dyno_pause->group(kDynoGroup);
+  dyno_pause->add_option("--duration-s", opts->duration_s, "How long in seconds; 0 = until resumed")
+      ->check(CLI::NonNegativeNumber);
+  dyno_pause->add_option("--duration", opts->duration, "How long (5m); 0 = until resumed");
+  dyno_pause->callback([&ctx, opts] { RunCommand(ctx, [&] { return RunPause(ctx, *opts); }); });
+  CLI::App* dyno_resume =
+      app.add_subcommand("dcgm-resume", "Same as 'gpu resume' (Dynolog's name)");
+  dyno_resume->group(kDynoGroup);
+  dyno_resume->callback([&ctx] { RunCommand(ctx, [&] { return RunResume(ctx); }); });
 }
 
 }  // namespace vigil

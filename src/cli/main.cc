@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/usage_error.h"
 #include "cli/cli_context.h"
 #include "cli/version.h"
 
@@ -44,11 +45,14 @@ int main(int argc, char** argv) {
 #define VIGIL_CLI_ADD(Name) vigil::Add##Name##Command(app, ctx);
   VIGIL_CLI_COMMANDS(VIGIL_CLI_ADD)
 #undef VIGIL_CLI_ADD
+  // Dynolog's `dyno` names, so that scripts switch by changing the program name: `dyno gputrace`
+  // is `vigil trace` (same flags); dcgm-pause and dcgm-resume are in gpu_command.cc.
+  app.get_subcommand("trace")->alias("gputrace");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // Prints help, version or the usage error.
-    return code == 0 ? vigil::kExitOk : vigil::kExitUsage;
+    // Help and version exit 0; every usage error 2, named with the closest valid spelling.
+    return vigil::ReportParseError(app, e);
   }
   return ctx.exit_code;
 }

@@ -11,6 +11,7 @@
 
 #include "base/logging.h"
 #include "base/secret_file.h"
+#include "base/usage_error.h"
 #include "base/version.h"
 #include "collectors/all_collectors.h"
 #include "daemon/config.h"
@@ -96,7 +97,7 @@ int DropAndCheck(vigil::daemon::DaemonConfig* config) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"vigild: Vigil's per-host telemetry daemon"};
+  CLI::App app{"vigild: Vigil's per-host telemetry daemon", "vigild"};
   app.set_version_flag("--version", vigil::kVersion);
   std::string config_file;
   app.add_option("--config", config_file, "TOML config file (same keys as the flags)");
@@ -142,7 +143,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return vigil::ReportParseError(app, e);  // 0 for --help/--version, else 2.
   }
 
   vigil::daemon::ConfigOverrides overrides;

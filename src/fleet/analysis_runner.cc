@@ -48,9 +48,12 @@ Status RunAnalysisChild(const AnalysisRun& run) {
   // stderr goes to an unlinked temporary file: no pipe to drain while waiting.
   FILE* err = tmpfile();
   if (err == nullptr) return ErrnoStatus(errno, "analysis: tmpfile");
+  // --same-job: the files were collected for one profiling request of one job, so the check
+  // that refuses a mix of jobs' traces does not apply (a test job's ranks may share no collective).
   std::vector<std::string> args = {
-      binary,    "analyze",    run.input, "--json",    run.json_path,
-      "--quiet", "--progress", "never",   "--threads", std::to_string(std::max(1, run.threads))};
+      binary,      "analyze",    run.input, "--json",    run.json_path,
+      "--quiet",   "--progress", "never",   "--threads", std::to_string(std::max(1, run.threads)),
+      "--same-job"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

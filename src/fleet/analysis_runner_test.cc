@@ -46,7 +46,8 @@ TEST_F(AnalysisRunnerTest, PassesTheAnalyzeArgumentsAndSucceeds) {
   auto text = ReadSmallFile((dir_ / "report.json").string(), 4096);
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text, "analyze " + (dir_ / "traces").string() + " --json " +
-                       (dir_ / "report.json").string() + " --quiet --progress never --threads 2\n");
+                       (dir_ / "report.json").string() +
+                       " --quiet --progress never --threads 2 --same-job\n");
 }
 
 TEST_F(AnalysisRunnerTest, ACrashIsAnErrorNamingTheSignal) {

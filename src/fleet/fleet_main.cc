@@ -13,6 +13,7 @@
 #include "base/secret_file.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "base/usage_error.h"
 #include "fleet/fleet_server.h"
 #include "fleet/ledger_store.h"
 #include "fleet/profiling_setup.h"
@@ -202,6 +203,10 @@ int main(int argc, char** argv) {
   vigil::AddProfilingFlags(serve, &flags.profiling);
   int code = 0;
   serve->callback([&] { code = vigil::Serve(flags); });
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return vigil::ReportParseError(app, e);  // 0 for --help, else 2 (never CLI11's codes).
+  }
   return code;
 }

@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/file_util.h"
@@ -59,7 +61,10 @@ StatusOr<nlohmann::json> RpcClient::Call(const nlohmann::json& request, int64_t 
   if (!fd_.valid()) {
     return FailedPreconditionError("rpc " + target_ + ": connection already failed");
   }
-  const std::string text = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // The trailing newline is JSON whitespace to an RPC server, and ends the "request line" of an
+  // HTTP server dialled by mistake, which then answers at once (400) instead of waiting for more.
+  const std::string text =
+      request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   VIGIL_ASSIGN_OR_RETURN(std::string frame, EncodeFrame(text));
   size_t sent = 0;
   while (sent < frame.size()) {
@@ -78,6 +83,7 @@ StatusOr<nlohmann::json> RpcClient::Call(const nlohmann::json& request, int64_t 
   }
   FrameDecoder decoder(kMaxReplyBytes);
   char buf[64 << 10];
+  std::string head;  // The reply's first bytes: "HTTP/" is an HTTP server, not an RPC one.
   for (;;) {
     StatusOr<std::optional<std::string>> reply = decoder.Next();
     if (!reply.ok()) {
@@ -103,6 +109,17 @@ StatusOr<nlohmann::json> RpcClient::Call(const nlohmann::json& request, int64_t 
               : UnavailableError(fmt::format("recv from {}: {}", target_, strerrordesc_np(errno)));
       fd_.Reset();
       return err;
+    }
+    if (head.size() < 5) {
+      head.append(buf, std::min<size_t>(5 - head.size(), static_cast<size_t>(n)));
+      if (head == "HTTP/") {
+        fd_.Reset();
+        return FailedPreconditionError(fmt::format(
+            "{} answered in HTTP: that is an HTTP port (vigild's /metrics port is 9479 by "
+            "default), not an RPC port; vigild takes RPC on port {} unless its --rpc-listen says "
+            "otherwise",
+            target_, kDefaultRpcPort));
+      }
     }
     decoder.Append(std::string_view(buf, static_cast<size_t>(n)));
   }

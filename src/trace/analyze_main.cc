@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "trace/analyze_main.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,12 +9,14 @@
 #include <mutex>
 #include <thread>
 
+#include "base/closest_name.h"
 #include "base/file_util.h"
 #include "base/strings.h"
 #include "trace/analysis/cpu_profile.h"
 #include "trace/analysis/graph_captures.h"
 #include "trace/analysis/trace_diff.h"
 #include "trace/analysis/what_if.h"
+#include "trace/analyze_inputs.h"
 #include "trace/analyzer.h"
 #include "trace/reader/kineto_reader.h"
 #include "trace/report/chrome_trace_merge.h"
@@ -26,16 +27,6 @@
 
 namespace vigil::trace {
 namespace {
-
-uint64_t InputBytes(const std::string& path) {
-  uint64_t total = 0;
-  if (IsDirectory(path)) {
-    auto files = ListTraceFiles(path, &total);
-    return files.ok() ? total : 0;
-  }
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-}
 
 // A progress bar on stderr, shown only when reading takes longer than a second (at once when
 // `immediate`: --progress=always). Ends with the final state (100% once every byte was read),
@@ -90,15 +81,74 @@ class Progress {
   std::thread thread_;
 };
 
-StatusOr<std::vector<RankTrace>> Load(const std::string& path, const AnalyzeOptions& o, FILE* err) {
+StatusOr<std::vector<RankTrace>> Load(const TraceInputs& inputs, const AnalyzeOptions& o,
+                                      FILE* err) {
   bool tty = o.progress > 0 || (o.progress < 0 && ::isatty(::fileno(err)) == 1);
-  Progress progress(tty, o.progress > 0, InputBytes(path), err);
+  Progress progress(tty, o.progress > 0, inputs.bytes, err);
   ReadOptions ro;
   ro.threads = o.threads;
   ro.progress_bytes = progress.counter();
-  auto traces = ReadTraces(path, ro);
+  auto traces = ReadTraceFiles(inputs.files, ro);
   progress.Stop();
   return traces;
+}
+
+StatusOr<std::vector<RankTrace>> Load(const std::vector<std::string>& paths,
+                                      const AnalyzeOptions& o, FILE* err) {
+  VIGIL_ASSIGN_OR_RETURN(TraceInputs inputs, ExpandTraceInputs(paths));
+  return Load(inputs, o, err);
+}
+
+// --independent: one summary per file, each file its own job.
+int RunIndependent(const TraceInputs& inputs, const AnalyzeOptions& o, const AnalysisConfig& config,
+                   const InsightThresholds& thresholds, FILE* out, FILE* err) {
+  int code = 0;
+  for (size_t i = 0; i < inputs.files.size(); ++i) {
+    TraceInputs one;
+    one.files = {inputs.files[i]};
+    auto traces = Load(one, o, err);
+    if (!traces.ok()) {
+      std::fprintf(err, "vigil analyze: %s\n", traces.status().ToString().c_str());
+      code = 1;
+      continue;
+    }
+    const Report report = Analyze(*traces, config, thresholds);
+    if (o.quiet) continue;
+    std::fprintf(out, "%s== %s (%zu of %zu, analysed on its own) ==\n", i == 0 ? "" : "\n",
+                 inputs.files[i].c_str(), i + 1, inputs.files.size());
+    std::fputs(RenderTextSummary(report).c_str(), out);
+  }
+  return code;
+}
+
+// The checks that need no trace: output paths, the files --diff and --merge-snoop name, and
+// the flags --independent does not go with. 0, or the exit code after saying why.
+int CheckBeforeReading(const AnalyzeOptions& o, FILE* err) {
+  using Flag = std::pair<const std::string*, const char*>;
+  for (const auto& [path, flag] : {Flag{&o.json_path, "--json"}, Flag{&o.html_path, "--html"},
+                                   Flag{&o.perfetto_path, "--perfetto"}}) {
+    if (path->empty()) continue;
+    Status st = CheckOutputPath(*path);
+    if (!st.ok()) {
+      std::fprintf(err, "vigil analyze: %s: %s\n", flag, st.message().c_str());
+      return 2;
+    }
+  }
+  for (const auto& [path, flag] :
+       {Flag{&o.diff_path, "--diff"}, Flag{&o.merge_snoop_path, "--merge-snoop"}}) {
+    if (!path->empty() && !PathExists(*path)) {
+      std::fprintf(err, "vigil analyze: %s: no such file or directory: %s\n", flag, path->c_str());
+      return 2;
+    }
+  }
+  if (o.independent && (!o.json_path.empty() || !o.html_path.empty() || !o.perfetto_path.empty() ||
+                        !o.diff_path.empty())) {
+    std::fprintf(err,
+                 "vigil analyze: --independent prints one summary per file; --json, --html, "
+                 "--perfetto and --diff take the traces of one job\n");
+    return 2;
+  }
+  return 0;
 }
 
 Status Write(const std::string& path, const std::string& content) {
@@ -140,10 +190,20 @@ Status ApplyThreshold(std::string_view assignment, AnalysisConfig* c, InsightThr
     c->top_kernels = static_cast<int>(v);
     return OkStatus();
   }
+  if (t->values().count(name) == 0) {
+    std::vector<std::string> names = {"duration_ratio", "top_kernels"};
+    for (const auto& entry : ns) names.emplace_back(entry.first);
+    for (const auto& entry : t->values()) names.push_back(entry.first);
+    const std::string near = ClosestName(name, names);
+    return InvalidArgumentError("unknown threshold '" + std::string(name) + "'" +
+                                (near.empty() ? "" : "; did you mean '" + near + "'?") +
+                                " The thresholds are: " + Join(names, ", "));
+  }
   return t->Set(name, v);
 }
 
 int RunAnalyze(const AnalyzeOptions& o, FILE* out, FILE* err) {
+  if (int code = CheckBeforeReading(o, err); code != 0) return code;
   AnalysisConfig config;
   InsightThresholds thresholds;
   config.hta_compat = o.hta_compat;
@@ -192,15 +252,33 @@ int RunAnalyze(const AnalyzeOptions& o, FILE* out, FILE* err) {
     }
     config.cpu_profile = *profile;
   }
-  auto traces = Load(o.input, o, err);
+  std::vector<std::string> paths = {o.input};
+  paths.insert(paths.end(), o.more_inputs.begin(), o.more_inputs.end());
+  auto inputs = ExpandTraceInputs(paths);
+  if (!inputs.ok()) {
+    std::fprintf(err, "vigil analyze: %s\n", inputs.status().ToString().c_str());
+    return 1;
+  }
+  if (o.independent) return RunIndependent(*inputs, o, config, thresholds, out, err);
+  auto traces = Load(*inputs, o, err);
   if (!traces.ok()) {
     std::fprintf(err, "vigil analyze: %s\n", traces.status().ToString().c_str());
     return 1;
   }
+  if (!o.same_job) {
+    const std::string why = WhyNotOneJob(*traces, config.classifier);
+    if (!why.empty()) {
+      std::fprintf(err,
+                   "vigil analyze: these %zu traces are not one job's ranks: %s. Analyse each "
+                   "on its own with --independent, or give the files of one job.\n",
+                   traces->size(), why.c_str());
+      return 2;
+    }
+  }
   Report report = Analyze(*traces, config, thresholds);
   if (!o.quiet) std::fputs(RenderTextSummary(report).c_str(), out);
   if (!o.diff_path.empty()) {
-    auto other = Load(o.diff_path, o, err);
+    auto other = Load(std::vector<std::string>{o.diff_path}, o, err);
     if (!other.ok()) {
       std::fprintf(err, "vigil analyze: --diff: %s\n", other.status().ToString().c_str());
       return 1;

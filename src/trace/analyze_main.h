@@ -16,7 +16,13 @@
 namespace vigil::trace {
 
 struct AnalyzeOptions {
-  std::string input;                    // a trace file or a directory of per-rank files
+  std::string input;                     // a trace file, a directory of per-rank files or a glob
+  std::vector<std::string> more_inputs;  // further files, directories or globs, of the same job
+  // --independent: each file analysed on its own (one summary each) instead of as one job's ranks.
+  bool independent = false;
+  // --same-job: the files are known to be one job's (vigil-fleet collects them per job): skip the
+  // check that refuses traces of different jobs.
+  bool same_job = false;
   std::string json_path;                // --json
   std::string html_path;                // --html
   std::string perfetto_path;            // --perfetto
@@ -41,7 +47,8 @@ struct AnalyzeOptions {
 Status ApplyThreshold(std::string_view assignment, AnalysisConfig* config,
                       InsightThresholds* thresholds);
 
-// Returns the process exit code: 0 ok, 1 failed (message on `err`), 2 usage.
+// Returns the process exit code: 0 ok, 1 failed (message on `err`), 2 usage (also: output paths
+// that cannot be written, checked before reading, and inputs that are not one job's traces).
 int RunAnalyze(const AnalyzeOptions& options, FILE* out, FILE* err);
 
 }  // namespace vigil::trace

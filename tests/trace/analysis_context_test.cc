@@ -268,8 +268,8 @@ TEST(KernelNamesOnRealTraces, TopKernelsOfTheTextSummaryKeepNamespacesAndDiffer)
             std::string::npos)
       << text;
   std::vector<std::string> cutlass;
-  for (size_t at = text.find("COMP  cutlass::Kernel2<"); at != std::string::npos;
-       at = text.find("COMP  cutlass::Kernel2<", at + 1)) {
+  for (size_t at = text.find("computation   cutlass::Kernel2<"); at != std::string::npos;
+       at = text.find("computation   cutlass::Kernel2<", at + 1)) {
     cutlass.push_back(text.substr(at, text.find('\n', at) - at));
   }
   ASSERT_EQ(cutlass.size(), 2u) << text;

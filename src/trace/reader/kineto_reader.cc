@@ -342,6 +342,12 @@ StatusOr<std::vector<RankTrace>> ReadTraces(const std::string& path, const ReadO
   } else {
     files.push_back(path);
   }
+  return ReadTraceFiles(files, options);
+}
+
+StatusOr<std::vector<RankTrace>> ReadTraceFiles(const std::vector<std::string>& files,
+                                                const ReadOptions& options) {
+  if (files.empty()) return InvalidArgumentError("no trace files to read");
   std::vector<StatusOr<RankTrace>> results(files.size(), StatusOr<RankTrace>(CancelledError("")));
   unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads)
                                          : std::max(1u, std::thread::hardware_concurrency());

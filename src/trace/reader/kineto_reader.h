@@ -43,6 +43,10 @@ StatusOr<RankTrace> ReadTraceFile(const std::string& path, const ReadOptions& op
 StatusOr<std::vector<RankTrace>> ReadTraces(const std::string& path,
                                             const ReadOptions& options = {});
 
+// The same for a list of files, read in parallel; ranks without one take their list position.
+StatusOr<std::vector<RankTrace>> ReadTraceFiles(const std::vector<std::string>& files,
+                                                const ReadOptions& options = {});
+
 // Trace files of a directory, sorted by name; the total size in *bytes when non-null.
 StatusOr<std::vector<std::string>> ListTraceFiles(const std::string& dir, uint64_t* bytes);
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "trace/analyses.h"
 #include "trace/model/data_problems.h"
 #include "trace/report/display_names.h"
@@ -24,6 +25,14 @@ void RenderRank(const RankReport& r, const TextOptions& opt, std::string* out) {
   for (const RankAnalysis* a : RankAnalysesInTextOrder()) a->text(r, opt, out);
 }
 
+// The earliest event of `rank`'s trace (of the first rank when no rank has that number).
+int64_t TraceStart(const Report& report, int32_t rank) {
+  for (const RankReport& r : report.ranks) {
+    if (r.rank == rank) return r.trace->links.first_ts;
+  }
+  return report.ranks.empty() ? 0 : report.ranks.front().trace->links.first_ts;
+}
+
 }  // namespace
 
 void TextTemporal(const RankReport& r, const TextOptions&, std::string* out) {
@@ -40,8 +49,8 @@ void TextTemporal(const RankReport& r, const TextOptions&, std::string* out) {
     return;
   }
   *out += fmt::format(
-      "  GPU span {}: idle {:.1f}%  compute {:.1f}%  other {:.1f}%  (comm {}, exposed {}; "
-      "memcpy {})\n",
+      "  GPU span {}: idle {:.1f}%  compute {:.1f}%  other {:.1f}%  (communication {}, exposed "
+      "{}; memcpy {})\n",
       FormatDuration(tb.kernel_time * u), tb.Pct(tb.idle), tb.Pct(tb.compute),
       tb.Pct(tb.non_compute), FormatDuration(tb.comm * u), FormatDuration(tb.exposed_comm * u),
       FormatDuration(tb.memory * u));
@@ -64,9 +73,9 @@ void TextKernels(const RankReport& r, const TextOptions& opt, std::string* out) 
   for (const KernelStat& k : r.kernels.kernels) busy += k.sum;
   for (size_t i = 0; i < std::min(opt.top_kernels, r.kernels.kernels.size()); ++i) {
     const KernelStat& k = r.kernels.kernels[i];
-    *out += fmt::format("    {:>5.1f}%  {:>10}  x{:<6} {:<5} {}\n",
+    *out += fmt::format("    {:>5.1f}%  {:>10}  x{:<6} {:<13} {}\n",
                         busy > 0 ? 100.0 * k.sum / busy : 0.0, FormatDuration(k.sum * u), k.count,
-                        KernelClassName(k.cls).substr(0, 4), opt.names->Get(t.strings.Get(k.name)));
+                        ToLower(KernelClassName(k.cls)), opt.names->Get(t.strings.Get(k.name)));
   }
 }
 
@@ -86,8 +95,10 @@ void TextLaunch(const RankReport& r, const TextOptions&, std::string* out) {
 void TextCriticalPath(const RankReport& r, const TextOptions&, std::string* out) {
   const CriticalPath& cp = r.critical_path;
   if (cp.rows.empty()) return;
-  *out += fmt::format("  critical path {} over {} events, bound by {}\n",
-                      FormatDuration(cp.Length()), cp.rows.size(), cp.BoundBy());
+  const std::string bound = cp.BoundBy();  // "gpu_comm": the JSON's name; words here.
+  *out +=
+      fmt::format("  critical path {} over {} events, bound by {}\n", FormatDuration(cp.Length()),
+                  cp.rows.size(), bound == "gpu_comm" ? "gpu_communication" : bound);
 }
 
 // The launch queue of the busiest stream and the peak bandwidth per copy kind, on one line.
@@ -123,7 +134,7 @@ void TextEfficiency(const RankReport& r, const TextOptions&, std::string* out) {
 
 void TextCrossRank(const Report& report, const TextOptions&, std::string* out) {
   if (report.ranks.size() <= 1) return;
-  *out += "Ranks (compute / comm / idle / mean step):\n";
+  *out += "Ranks (compute / communication / idle / mean step):\n";
   for (const RankSummary& s : report.cross.ranks) {
     *out += fmt::format("  rank {:<4} {:>10} {:>10} {:>10} {:>10}\n", s.rank,
                         FormatDuration(s.compute_ns), FormatDuration(s.comm_ns),
@@ -229,9 +240,11 @@ std::string RenderTextSummary(const Report& report, const TextOptions& options) 
                          in.title, in.estimated_gain_pct);
       out += "      " + in.detail + "\n";
       for (size_t k = 0; k < std::min<size_t>(2, in.evidence.size()); ++k) {
+        // From the start of the evidence's rank trace (the JSON has the trace clock's time).
         const Evidence& e = in.evidence[k];
-        out += fmt::format("      evidence: {} {} at {} us ({})\n", e.what, names.Get(e.name),
-                           FormatMicros(e.ts_ns), FormatDuration(e.dur_ns));
+        out += fmt::format("      evidence: {} {} at {} into the trace, for {}\n", e.what,
+                           names.Get(e.name), FormatDuration(e.ts_ns - TraceStart(report, e.rank)),
+                           FormatDuration(e.dur_ns));
       }
       out += "      fix: " + in.recommendation + "\n";
     }

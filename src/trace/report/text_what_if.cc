@@ -13,7 +13,8 @@ std::string Projections(const std::vector<WhatIfResult>& ps) {
   for (const WhatIfResult& p : ps) {
     if (!p.valid) continue;
     s += fmt::format("{}{} -> {} (-{:.1f}%, {} events moved onto the path)", s.empty() ? "" : "; ",
-                     p.name, FormatDuration(p.projected_ns), p.GainPct(), p.moved.size());
+                     p.name.rfind("comm_", 0) == 0 ? "communication_" + p.name.substr(5) : p.name,
+                     FormatDuration(p.projected_ns), p.GainPct(), p.moved.size());
   }
   return s;
 }
