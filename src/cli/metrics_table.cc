@@ -2,6 +2,7 @@
 #include "cli/metrics_table.h"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -11,7 +12,28 @@
 namespace vigil {
 namespace {
 
-constexpr size_t kGap = 2;  // TextTable's column separator.
+constexpr size_t kGap = 2;         // TextTable's column separator.
+constexpr size_t kLongValue = 16;  // Label values longer than this are shortened in the middle.
+
+// "GPU-5151a000-0000-4000-8000-000000000001" -> "GPU-51..000001": both ends, where ids differ.
+std::string Shorten(const std::string& value) {
+  if (value.size() <= kLongValue) {
+    return value;
+  }
+  return value.substr(0, 6) + ".." + value.substr(value.size() - 6);
+}
+
+// Labels with one value on every row (nothing to tell the rows apart by).
+std::map<std::string, std::string> CommonLabels(const std::vector<SeriesView>& series) {
+  std::map<std::string, std::string> common = series.front().labels;
+  for (const SeriesView& s : series) {
+    std::erase_if(common, [&s](const auto& kv) {
+      auto it = s.labels.find(kv.first);
+      return it == s.labels.end() || it->second != kv.second;
+    });
+  }
+  return series.size() > 1 ? common : std::map<std::string, std::string>{};
+}
 
 // `key` cut to `max` columns: the name whole, labels cut to end in "...}"; a name longer than
 // `max` itself is kept whole (the row then overflows rather than lose the name).
@@ -46,20 +68,42 @@ std::string RenderMetricsTable(const nlohmann::json& latest_reply, int width) {
   const size_t key_max = width > 0 && static_cast<size_t>(width) > fixed
                              ? static_cast<size_t>(width) - fixed
                              : (width > 0 ? 1 : std::string::npos);
+  // A row too wide loses, in turn: the labels every row shares, the middle of long values, then
+  // its tail.
+  const std::map<std::string, std::string> common = CommonLabels(series);
   TextTable table;
   table.AlignRight(1);
   size_t cut = 0;
+  bool dropped_common = false;
   for (size_t i = 0; i < series.size(); ++i) {
     const SeriesView& s = series[i];
-    const std::string key = s.Key();
-    std::string shown = FitKey(s.name, key, key_max);
-    cut += shown != key ? 1 : 0;
+    std::string shown = s.Key();
+    if (shown.size() > key_max) {
+      ++cut;
+      std::map<std::string, std::string> labels;
+      for (const auto& [k, v] : s.labels) {
+        if (common.count(k) == 0) labels[k] = v;
+      }
+      dropped_common = dropped_common || labels.size() < s.labels.size();
+      shown = s.name + FormatLabels(labels);
+      if (shown.size() > key_max) {
+        for (auto& [k, v] : labels) v = Shorten(v);
+        shown = s.name + FormatLabels(labels);
+      }
+      shown = FitKey(s.name, shown, key_max);
+    }
     table.AddRow({std::move(shown), values[i], s.unit});
   }
   std::string out = table.Render();
   if (cut > 0) {
-    out += fmt::format("({} of {} rows cut to {} columns; --wide prints them whole)\n", cut,
-                       series.size(), width);
+    std::string names;
+    for (const auto& [k, v] : common) {
+      names += (names.empty() ? "" : ", ") + k;
+    }
+    out += fmt::format("({} of {} rows shortened; --wide prints them whole)\n", cut, series.size());
+    if (dropped_common) {
+      out += "(same on every row: " + names + ")\n";
+    }
   }
   return out;
 }

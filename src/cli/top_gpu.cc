@@ -77,6 +77,14 @@ std::string ProcessRows(const TopData& d, const std::map<std::string, Gpu>& gpus
   for (const nlohmann::json& p : JsonArray(d.processes, "processes")) {
     by_pid[JsonString(p, "pid")] = &p;
   }
+  // Users also come from the accounting series of the GPU's jobs (also for simulated jobs,
+  // whose pids do not exist).
+  std::map<std::pair<std::string, std::string>, std::string> job_users;  // (uuid, job) -> user.
+  for (const SeriesView& s : d.latest) {
+    if (s.name == "vigil_gpu_allocated_seconds_total" && !Label(s, "user").empty()) {
+      job_users[{Label(s, "gpu_uuid"), Label(s, "job_id")}] = Label(s, "user");
+    }
+  }
   struct Row {
     std::string gpu, pid, user, job, comm;
     double mem;
@@ -95,6 +103,10 @@ std::string ProcessRows(const TopData& d, const std::map<std::string, Gpu>& gpus
       r.user = JsonString(*it->second, "user");
       r.comm = JsonString(*it->second, "comm");
       if (r.job.empty()) r.job = JsonString(*it->second, "job_id");
+    }
+    if (auto it = job_users.find({Label(s, "gpu_uuid"), r.job});
+        r.user.empty() && it != job_users.end()) {
+      r.user = it->second;
     }
     rows.push_back(std::move(r));
   }
@@ -120,7 +132,7 @@ std::string ProcessRows(const TopData& d, const std::map<std::string, Gpu>& gpus
   };
   for (size_t i = 0; i < rows.size() && i < kMaxGpuProcesses; ++i) {
     const Row& r = rows[i];
-    table.AddRow({r.gpu, r.pid, clip(r.user, narrow ? 8 : 12), clip(r.job, narrow ? 10 : 24),
+    table.AddRow({r.gpu, r.pid, clip(r.user, narrow ? 8 : 12), clip(r.job, narrow ? 14 : 24),
                   FormatBytes(r.mem), clip(r.comm, narrow ? 12 : 16)});
   }
   std::string out = "\n" + table.Render();

@@ -34,7 +34,7 @@ double HostGauge(const TopData& d, std::initializer_list<const char*> names) {
   return kNaN;
 }
 
-std::string CpuLines(const TopData& d) {
+std::string CpuLines(const TopData& d, int width) {
   std::map<std::string, double> by_mode;  // Host-wide CPU-seconds per second, by mode.
   double total = 0;
   double gauge = kNaN;
@@ -79,11 +79,20 @@ std::string CpuLines(const TopData& d) {
   static constexpr std::pair<const char*, const char*> kModes[] = {
       {"user", "usr"},     {"nice", "nice"},   {"system", "sys"}, {"irq", "irq"},
       {"softirq", "sirq"}, {"iowait", "wait"}, {"steal", "steal"}};
-  std::string split = "       ";
+  // Wrapped under the busy share on a narrow terminal.
+  constexpr std::string_view kIndent = "       ";
+  std::string split(kIndent);
   for (const auto& [mode, abbrev] : kModes) {
-    if (by_mode.count(mode) != 0) {
-      split += fmt::format(" {} {}", abbrev, FormatPercent(share(mode)));
+    if (by_mode.count(mode) == 0) {
+      continue;
     }
+    const std::string item = fmt::format(" {} {}", abbrev, FormatPercent(share(mode)));
+    const size_t line_start = split.rfind('\n') == std::string::npos ? 0 : split.rfind('\n') + 1;
+    if (width > 0 && split.size() - line_start + item.size() > static_cast<size_t>(width) &&
+        split.size() - line_start > kIndent.size()) {
+      split += "\n" + std::string(kIndent);
+    }
+    split += item;
   }
   return line + "\n" + split + "\n";
 }
@@ -115,7 +124,7 @@ std::string MemoryLine(const TopData& d) {
                      FormatBytes(avail));
 }
 
-std::string PressureLine(const TopData& d) {
+std::string PressureLine(const TopData& d, int width) {
   // The kernel's 10 s average when exported, else the rate of the cumulative counter.
   std::map<std::string, double> waiting;
   for (const SeriesView& s : d.latest) {
@@ -132,7 +141,15 @@ std::string PressureLine(const TopData& d) {
   for (const auto& [resource, ratio] : waiting) {
     line += fmt::format("  {} {}", resource, FormatPercent(ratio));
   }
-  return line.empty() ? "" : "PSI   " + line + "  (share of time some task waited)\n";
+  if (line.empty()) {
+    return "";
+  }
+  constexpr std::string_view kNote = "  (share of time some task waited)";
+  line = "PSI   " + line;
+  if (width <= 0 || line.size() + kNote.size() <= static_cast<size_t>(width)) {
+    line += kNote;
+  }
+  return line + "\n";
 }
 
 }  // namespace
@@ -147,8 +164,8 @@ double Rate(const TopData& d, const SeriesView& s) {
   return it == d.rates.end() ? kNaN : it->second;
 }
 
-std::string HostLines(const TopData& d) {
-  return CpuLines(d) + LoadLine(d) + MemoryLine(d) + PressureLine(d);
+std::string HostLines(const TopData& d, int width) {
+  return CpuLines(d, width) + LoadLine(d) + MemoryLine(d) + PressureLine(d, width);
 }
 
 std::string CgroupTable(const TopData& d, const TopLayout& layout) {

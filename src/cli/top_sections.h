@@ -18,7 +18,8 @@ std::string Label(const SeriesView& s, const std::string& name);
 // The counter's per-second rate this frame, NaN when unknown.
 double Rate(const TopData& d, const SeriesView& s);
 
-std::string HostLines(const TopData& d);
+// `width`: wrap or shorten lines for a terminal this wide (0 = no limit).
+std::string HostLines(const TopData& d, int width);
 std::string CgroupTable(const TopData& d, const TopLayout& layout);
 std::string ProcessTable(const TopData& d, const TopLayout& layout);
 std::string GpuSection(const TopData& d, const TopLayout& layout);

@@ -159,14 +159,20 @@ StatusOr<TopData> FetchTop(const CliContext& ctx) {
 }
 
 std::string RenderTop(const TopData& d, const TopLayout& layout) {
+  // A narrow header drops the daemon's version and the date.
+  const bool narrow = layout.width > 0 && layout.width < 80;
   std::string out = "vigil top";
   if (d.status.is_object()) {
-    out += fmt::format("  {}  vigild {}  up {}", JsonString(d.status, "hostname", "?"),
-                       JsonString(d.status, "version", "?"),
-                       FormatSeconds(JsonNumber(d.status, "uptime_s", -1)));
+    out += "  " + JsonString(d.status, "hostname", "?");
+    if (!narrow) {
+      out += "  vigild " + JsonString(d.status, "version", "?");
+    }
+    out += "  up " + FormatSeconds(JsonNumber(d.status, "uptime_s", -1));
   }
-  out += "  " + FormatTimestamp(d.time_ns) + "\n\n";
-  const std::string host = top::HostLines(d);
+  const std::string stamp = FormatTimestamp(d.time_ns);
+  const size_t t = stamp.find('T');
+  out += "  " + (narrow && t != std::string::npos ? stamp.substr(t + 1, 8) : stamp) + "\n\n";
+  const std::string host = top::HostLines(d, layout.width);
   out += host.empty() ? "no host metrics yet\n" : host;
   if (layout.help) {
     out += HelpScreen(layout);
