@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vigil top` and `vigil metrics` on a pseudo-terminal (forkpty) against the real vigild:
 // - with the fake libnvidia-ml.so.1 (tests/fakes) the TEMP column shows the die temperature the
-//   fake's script sets (it once always said "-"), the GPU process row its pid and memory;
+//   fake's script sets (it once always said "-"); the script puts this test on the GPU, so it
+//   shows up as a GPU process with its GPU memory and as a process of interest with CPU and RSS;
 // - the keys: `?` shows the help, `m` re-sorts (shown on the key line), `q` quits and restores
 //   the terminal; at 60 and 80 columns no line is wider than the terminal;
 // - with no GPU backend a line says there is none;
@@ -15,6 +16,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,7 +41,7 @@ gpu 0 mem_used 42949672960
 gpu 0 power_mw 500000
 gpu 0 temp 67
 gpu 0 mem_temp 73
-gpu 0 procs 4242:1073741824
+gpu 0 procs PID:1073741824
 )";
 
 struct Pty {
@@ -129,14 +131,17 @@ class TopCommandTest : public ::testing::Test {
  protected:
   void StartWithFakeNvml() {
     const std::string script = daemon_.dir() + "/nvml.script";
-    ASSERT_TRUE(WriteFileAtomic(script, kScript).ok());
+    // The GPU's process is this test: the daemon then watches it as a process of interest.
+    std::string text = kScript;
+    text.replace(text.find("PID"), 3, std::to_string(::getpid()));
+    ASSERT_TRUE(WriteFileAtomic(script, text).ok());
     setenv("FAKE_NVML_SCRIPT", script.c_str(), 1);
     ASSERT_TRUE(daemon_.Spawn({"--interval", "1s", "--gpu-backend", "nvml", "--nvml-library",
                                std::string(VIGIL_FAKE_NVML_DIR) + "/libnvidia-ml.so.1"}));
     ASSERT_TRUE(daemon_.WaitHealthy()) << daemon_.Log();
-    // The first GPU tick.
     const auto deadline = std::chrono::steady_clock::now() + kDeadline;
-    while (daemon_.Get("/metrics").body.find("vigil_gpu_temperature_celsius") ==
+    // The first GPU tick, and the first process tick after it (the GPU collector watches the pid).
+    while (daemon_.Get("/metrics").body.find("vigil_process_resident_memory_bytes{") ==
            std::string::npos) {
       ASSERT_LT(std::chrono::steady_clock::now(), deadline) << daemon_.Log();
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -150,10 +155,33 @@ TEST_F(TopCommandTest, FakeNvmlTemperatureAndGpuProcessOnALiveTerminal) {
   Pty p = Start({"top", "--interval", "1s", "--host", daemon_.rpc_target()}, 120);
   ASSERT_TRUE(ReadUntil(p, "keys: c cpu")) << p.out;
   std::string frame = LastFrame(p.out);
-  EXPECT_NE(frame.find("67 C"), std::string::npos) << frame;     // The die, not "-".
-  EXPECT_EQ(frame.find("73 C"), std::string::npos) << frame;     // Not the memory sensor.
-  EXPECT_NE(frame.find("4242"), std::string::npos) << frame;     // The GPU's process...
-  EXPECT_NE(frame.find("1.0 GiB"), std::string::npos) << frame;  // ...and its memory.
+  EXPECT_NE(frame.find("67 C"), std::string::npos) << frame;  // The die, not "-".
+  EXPECT_EQ(frame.find("73 C"), std::string::npos) << frame;  // Not the memory sensor.
+  // The GPU's process with its GPU memory, and as a process of interest with CPU and RSS.
+  const std::string pid = std::to_string(::getpid());
+  const size_t gpu_procs = frame.find("GPU MEM");
+  ASSERT_NE(gpu_procs, std::string::npos) << frame;
+  EXPECT_NE(frame.find(pid, gpu_procs), std::string::npos) << frame;
+  EXPECT_NE(frame.find("1.0 GiB", gpu_procs), std::string::npos) << frame;
+  const size_t procs = frame.find("PID  USER");
+  ASSERT_NE(procs, std::string::npos) << frame;
+  const size_t row = frame.find(pid, procs);
+  ASSERT_LT(row, gpu_procs) << frame;
+  const std::string line = frame.substr(row, frame.find('\n', row) - row);
+  // RSS of this test binary, within a factor of two of what its own statm says now.
+  const size_t mib = line.find(" MiB");
+  ASSERT_NE(mib, std::string::npos) << line;
+  const double shown = std::stod(line.substr(line.rfind(' ', mib - 1) + 1)) * (1 << 20);
+  long pages = 0;
+  long resident = 0;
+  FILE* statm = std::fopen("/proc/self/statm", "r");
+  ASSERT_NE(statm, nullptr);
+  ASSERT_EQ(std::fscanf(statm, "%ld %ld", &pages, &resident), 2);
+  std::fclose(statm);
+  const double actual = static_cast<double>(resident) * static_cast<double>(::getpagesize());
+  EXPECT_GT(shown, actual / 2) << line;
+  EXPECT_LT(shown, actual * 2) << line;
+  EXPECT_NE(line.find("gpu"), std::string::npos) << line;  // Why it is watched.
   EXPECT_NE(frame.find("sort: cpu"), std::string::npos) << frame;
 
   size_t mark = p.out.size();
