@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The GPU part of a `vigil top` frame: one row per GPU (like nvtop), then one row per process
-// holding GPU memory (like nvidia-smi's process list), with the user and command from
-// vigilProcesses. Temperatures carry a sensor label (gpu, memory): the die ("gpu") is shown.
-// With no GPU series at all one line says so, with the GPU collector's own message when the
-// daemon reports one, instead of a silently missing section.
+// holding GPU memory (like nvidia-smi's process list) with its SM share where the driver reports
+// one (vigil_gpu_process_sm_utilization_ratio), and the user and command from vigilProcesses.
+// Temperatures carry a sensor label (gpu, memory): the die ("gpu") is shown. With no GPU series at
+// all one line says so, with the GPU collector's own message when the daemon reports one, instead
+// of a silently missing section.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -85,9 +86,17 @@ std::string ProcessRows(const TopData& d, const std::map<std::string, Gpu>& gpus
       job_users[{Label(s, "gpu_uuid"), Label(s, "job_id")}] = Label(s, "user");
     }
   }
+  // SM share per (gpu_uuid, pid), where the driver reports it.
+  std::map<std::pair<std::string, std::string>, double> sm;
+  for (const SeriesView& s : d.latest) {
+    if (s.name == "vigil_gpu_process_sm_utilization_ratio") {
+      sm[{Label(s, "gpu_uuid"), Label(s, "pid")}] = s.last();
+    }
+  }
   struct Row {
     std::string gpu, pid, user, job, comm;
     double mem;
+    double sm = kNaN;
   };
   std::vector<Row> rows;
   for (const SeriesView& s : d.latest) {
@@ -103,6 +112,9 @@ std::string ProcessRows(const TopData& d, const std::map<std::string, Gpu>& gpus
       r.user = JsonString(*it->second, "user");
       r.comm = JsonString(*it->second, "comm");
       if (r.job.empty()) r.job = JsonString(*it->second, "job_id");
+    }
+    if (auto it = sm.find({Label(s, "gpu_uuid"), r.pid}); it != sm.end()) {
+      r.sm = it->second;
     }
     if (auto it = job_users.find({Label(s, "gpu_uuid"), r.job});
         r.user.empty() && it != job_users.end()) {
@@ -124,16 +136,17 @@ std::string ProcessRows(const TopData& d, const std::map<std::string, Gpu>& gpus
     }
   });
   const bool narrow = layout.width > 0 && layout.width < 70;
-  TextTable table({"GPU", "PID", "USER", "JOB", "GPU MEM", "COMMAND"});
+  TextTable table({"GPU", "PID", "USER", "JOB", "GPU MEM", "SM", "COMMAND"});
   table.AlignRight(1);
   table.AlignRight(4);
+  table.AlignRight(5);
   auto clip = [](std::string s, size_t n) {
     return s.empty() ? "-" : (s.size() > n ? s.substr(0, n - 1) + "+" : s);
   };
   for (size_t i = 0; i < rows.size() && i < kMaxGpuProcesses; ++i) {
     const Row& r = rows[i];
     table.AddRow({r.gpu, r.pid, clip(r.user, narrow ? 8 : 12), clip(r.job, narrow ? 14 : 24),
-                  FormatBytes(r.mem), clip(r.comm, narrow ? 12 : 16)});
+                  FormatBytes(r.mem), FormatPercent(r.sm), clip(r.comm, narrow ? 12 : 16)});
   }
   std::string out = "\n" + table.Render();
   if (rows.size() > kMaxGpuProcesses) {

@@ -2,7 +2,8 @@
 // `vigil top` and `vigil metrics` on a pseudo-terminal (forkpty) against the real vigild:
 // - with the fake libnvidia-ml.so.1 (tests/fakes) the TEMP column shows the die temperature the
 //   fake's script sets (it once always said "-"); the script puts this test on the GPU, so it
-//   shows up as a GPU process with its GPU memory and as a process of interest with CPU and RSS;
+//   shows up as a GPU process with its GPU memory and SM share (nvmlDeviceGetProcessUtilization)
+//   and as a process of interest with CPU and RSS;
 // - the keys: `?` shows the help, `m` re-sorts (shown on the key line), `q` quits and restores
 //   the terminal; at 60 and 80 columns no line is wider than the terminal;
 // - with no GPU backend a line says there is none;
@@ -41,7 +42,7 @@ gpu 0 mem_used 42949672960
 gpu 0 power_mw 500000
 gpu 0 temp 67
 gpu 0 mem_temp 73
-gpu 0 procs PID:1073741824
+gpu 0 procs PID:1073741824:37
 )";
 
 struct Pty {
@@ -162,7 +163,7 @@ TEST_F(TopCommandTest, FakeNvmlTemperatureAndGpuProcessOnALiveTerminal) {
   const size_t gpu_procs = frame.find("GPU MEM");
   ASSERT_NE(gpu_procs, std::string::npos) << frame;
   EXPECT_NE(frame.find(pid, gpu_procs), std::string::npos) << frame;
-  EXPECT_NE(frame.find("1.0 GiB", gpu_procs), std::string::npos) << frame;
+  EXPECT_NE(frame.find("1.0 GiB  37.0%", gpu_procs), std::string::npos) << frame;  // SM share.
   const size_t procs = frame.find("PID  USER");
   ASSERT_NE(procs, std::string::npos) << frame;
   const size_t row = frame.find(pid, procs);
