@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vigil metrics [SELECTOR]`: the latest value of every matching series (vigilLatest) as an
-// aligned `name{labels}  value  unit` table sorted by series, or the raw reply with --json.
+// aligned `name{labels}  value  unit` table sorted by series (fitted to the terminal's width, see
+// cli/metrics_table.h; --wide or a pipe prints it whole), or the raw reply with --json.
 // --watch repeats every --interval until interrupted (or --count refreshes).
 #include <unistd.h>
 
@@ -14,7 +15,9 @@
 #include "base/time_util.h"
 #include "cli/cli_context.h"
 #include "cli/format.h"
+#include "cli/metrics_table.h"
 #include "cli/reply.h"
+#include "cli/terminal_screen.h"
 
 namespace vigil {
 namespace {
@@ -22,19 +25,11 @@ namespace {
 struct MetricsOptions {
   std::string selector;
   bool json = false;
+  bool wide = false;
   bool watch = false;
   std::string interval = "2s";
   int count = 0;  // Refreshes with --watch; 0 = until interrupted.
 };
-
-std::string RenderLatest(const nlohmann::json& reply) {
-  TextTable table;
-  table.AlignRight(1);
-  for (const SeriesView& s : ParseSeries(reply)) {
-    table.AddRow({s.Key(), FormatValue(s.last()), s.unit});
-  }
-  return table.empty() ? "no matching series\n" : table.Render();
-}
 
 int RunMetrics(const CliContext& ctx, const MetricsOptions& opts) {
   StatusOr<int64_t> interval = ParseDuration(opts.interval);
@@ -48,7 +43,9 @@ int RunMetrics(const CliContext& ctx, const MetricsOptions& opts) {
     if (!reply.ok()) {
       return ctx.Fail(reply.status(), "metrics");
     }
-    std::string text = opts.json ? reply->dump(2) + "\n" : RenderLatest(*reply);
+    // Fitted to a terminal; whole rows with --wide or into a pipe or file.
+    const int width = tty && !opts.wide ? TerminalScreen::Width() : 0;
+    std::string text = opts.json ? reply->dump(2) + "\n" : RenderMetricsTable(*reply, width);
     if (opts.watch) {
       const std::string title =
           fmt::format("vigil metrics {}  every {}  {}\n\n", opts.selector,
@@ -74,6 +71,8 @@ void AddMetricsCommand(CLI::App& app, CliContext& ctx) {
          "Prometheus-style selector: name, name{label=\"v\",other=~\"re.*\"}, {label=\"v\"}")
       ->type_name("SELECTOR");
   cmd->add_flag("--json", opts->json, "Print the daemon's raw vigilLatest reply");
+  cmd->add_flag("--wide", opts->wide,
+                "Print every label even when rows are wider than the terminal");
   cmd->add_flag("--watch", opts->watch, "Refresh until interrupted");
   cmd->add_option("--interval", opts->interval, "Refresh period with --watch (default 2s)")
       ->type_name("DURATION");

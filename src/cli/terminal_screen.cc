@@ -2,6 +2,7 @@
 #include "cli/terminal_screen.h"
 
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -35,15 +36,27 @@ void TerminalScreen::Draw(const std::string& frame) const {
   std::fflush(stdout);
 }
 
-bool TerminalScreen::QuitKeyWithin(int timeout_ms) const {
+int TerminalScreen::KeyWithin(int timeout_ms) const {
   if (!keyboard_) {
     if (timeout_ms > 0) poll(nullptr, 0, timeout_ms);
-    return false;
+    return -1;
   }
   pollfd pfd{STDIN_FILENO, POLLIN, 0};
-  char c = 0;
-  return poll(&pfd, 1, timeout_ms) > 0 && read(STDIN_FILENO, &c, 1) == 1 &&
-         (c == 'q' || c == 'Q' || c == 3);
+  unsigned char c = 0;
+  if (poll(&pfd, 1, timeout_ms) > 0 && read(STDIN_FILENO, &c, 1) == 1) {
+    return c;
+  }
+  return -1;
+}
+
+bool TerminalScreen::QuitKeyWithin(int timeout_ms) const {
+  const int c = KeyWithin(timeout_ms);
+  return c == 'q' || c == 'Q' || c == 3;
+}
+
+int TerminalScreen::Width() {
+  winsize ws{};
+  return ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 0;
 }
 
 }  // namespace vigil

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The alternate screen with the cursor hidden, and optionally the keyboard in no-echo,
 // key-at-a-time mode so `q` (or Ctrl-C read as a key) can stop a live view; all undone on
-// destruction. Shared by the live views (`vigil top`, `vigil snoop`).
+// destruction. Shared by the live views (`vigil top`, `vigil snoop`); `vigil top` also reads
+// single keys (sorting, help) and `vigil metrics` the width.
 #pragma once
 
 #include <termios.h>
@@ -23,6 +24,11 @@ class TerminalScreen {
   // True when a quit key arrives within `timeout_ms` (0: never blocks). Without the keyboard it
   // waits the whole timeout and returns false.
   bool QuitKeyWithin(int timeout_ms) const;
+  // The next key pressed within `timeout_ms` (0: never blocks), or -1 when none arrives or there
+  // is no keyboard (then the whole timeout is waited).
+  int KeyWithin(int timeout_ms) const;
+  // Columns of the terminal on stdout, 0 when unknown.
+  static int Width();
   bool has_keyboard() const { return keyboard_; }
 
  private:

@@ -52,9 +52,10 @@ TEST(TopViewTest, RendersHostCgroupAndGpuSections) {
              {R"(vigil_host_cpu_seconds_total{cpu="all",mode="user"})", 1.0},
              {R"(vigil_host_cpu_seconds_total{cpu="0",mode="user"})", 1.0},
              {R"(vigil_cgroup_cpu_usage_seconds_total{cgroup="/job_7"})", 1.5}};
-  const std::string frame = RenderTop(d, 0);
+  const std::string frame = RenderTop(d, {});
   // Busy and modes from the host-wide counters only; one per-CPU series counted as one CPU.
-  EXPECT_NE(frame.find("CPU     25.0% busy  user 25.0%  (1 cpus)"), std::string::npos) << frame;
+  EXPECT_NE(frame.find("CPU     25.0% busy  (1 cpus)\n        usr 25.0%"), std::string::npos)
+      << frame;
   EXPECT_NE(frame.find("LOAD    1m 0.50  15m 1.50"), std::string::npos) << frame;
   EXPECT_NE(frame.find("PSI     io 2.0%"), std::string::npos) << frame;
   EXPECT_NE(frame.find("MEMORY  2.0 GiB used of 8.0 GiB (25.0%)"), std::string::npos) << frame;
@@ -64,12 +65,12 @@ TEST(TopViewTest, RendersHostCgroupAndGpuSections) {
   EXPECT_EQ(frame.find("\x1b"), std::string::npos);
 }
 
-TEST(TopViewTest, UtilizationGaugeWinsOverCounterRates) {
+TEST(TopViewTest, UtilizationGaugeWithoutCounterRates) {
   TopData d;
   d.latest = {Series("vigil_host_cpu_utilization_ratio", "gauge", {{"cpu", "all"}}, {{1, 0.9}}),
               Series("vigil_host_cpu_utilization_ratio", "gauge", {{"cpu", "0"}}, {{1, 0.9}}),
               Series("vigil_host_cpu_utilization_ratio", "gauge", {{"cpu", "1"}}, {{1, 0.9}})};
-  const std::string frame = RenderTop(d, 0);
+  const std::string frame = RenderTop(d, {});
   EXPECT_NE(frame.find("CPU     90.0% busy  (2 cpus)"), std::string::npos) << frame;
 }
 
@@ -85,17 +86,37 @@ TEST(TopViewTest, GpuColumnsIgnorePerPipeAndMigSeries) {
       Series("vigil_gpu_memory_used_bytes", "gauge", with("gpu_instance_id", "1"), {{1, 1024}}),
       Series("vigil_gpu_memory_used_bytes", "gauge", gpu, {{1, 2048}}),
       Series("vigil_gpu_sm_active_ratio", "gauge", gpu, {{1, 0.25}})};
-  const std::string frame = RenderTop(d, 0);
+  const std::string frame = RenderTop(d, {});
   EXPECT_NE(frame.find("2.0 KiB"), std::string::npos) << frame;
   EXPECT_EQ(frame.find("1.0 KiB"), std::string::npos) << frame;
   EXPECT_NE(frame.find("25.0%"), std::string::npos) << frame;
 }
 
-TEST(TopViewTest, NoGpuSectionWithoutGpuSeries) {
+TEST(TopViewTest, SaysSoWhenThereIsNoGpu) {
   TopData d;
-  const std::string frame = RenderTop(d, 0);
+  d.status = nlohmann::json::parse(
+      R"({"collectors":[{"name":"gpu_devices","state":"absent","message":"no libnvidia-ml"}]})");
+  const std::string frame = RenderTop(d, {});
   EXPECT_NE(frame.find("no host metrics yet"), std::string::npos);
-  EXPECT_EQ(frame.find("GPU"), std::string::npos);
+  EXPECT_NE(frame.find("GPU     none reported by this host (gpu_devices absent: no libnvidia-ml)"),
+            std::string::npos)
+      << frame;
+}
+
+// The collector labels temperatures by sensor: the die's ("gpu") is the TEMP column.
+TEST(TopViewTest, GpuTemperatureIsTheDieSensor) {
+  TopData d;
+  const std::map<std::string, std::string> gpu = {{"gpu_uuid", "GPU-1"}, {"gpu_index", "0"}};
+  auto with = [&gpu](std::string v) {
+    auto labels = gpu;
+    labels["sensor"] = v;
+    return labels;
+  };
+  d.latest = {Series("vigil_gpu_temperature_celsius", "gauge", with("memory"), {{1, 71}}),
+              Series("vigil_gpu_temperature_celsius", "gauge", with("gpu"), {{1, 64}})};
+  const std::string frame = RenderTop(d, {});
+  EXPECT_NE(frame.find("64 C"), std::string::npos) << frame;
+  EXPECT_EQ(frame.find("71 C"), std::string::npos) << frame;
 }
 
 }  // namespace

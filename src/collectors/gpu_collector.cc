@@ -151,6 +151,7 @@ Status GpuCollector::Collect(MetricWriter& out) {
       Labels process = With(base, {{"pid", std::to_string(p.pid)}, {"job_id", job.job_id}});
       AddK8sLabels(job, &process);
       out.Add(m::kProcessMemory, static_cast<double>(p.used_memory_bytes), process);
+      if (p.sm_ratio) out.Add(m::kProcessSm, *p.sm_ratio, process);
       jobs.insert(std::move(job));
     }
     acc.jobs.assign(jobs.begin(), jobs.end());

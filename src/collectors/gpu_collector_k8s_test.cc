@@ -25,8 +25,10 @@ class OneGpuBackend : public GpuBackend {
     r.name = "NVIDIA H100 80GB HBM3";
     r.utilization_ratio = 1.0;
     r.processes_known = true;
-    r.processes.push_back({800, 4096, std::nullopt, std::nullopt});  // trainer-0/main.
-    r.processes.push_back({903, 2048, std::nullopt, std::nullopt});  // A Slurm job's process.
+    r.processes.push_back(
+        {800, 4096, std::nullopt, std::nullopt, std::nullopt});  // trainer-0/main.
+    r.processes.push_back(
+        {903, 2048, std::nullopt, std::nullopt, std::nullopt});  // A Slurm job's process.
     *out = {r};
     return OkStatus();
   }

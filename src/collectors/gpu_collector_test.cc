@@ -40,7 +40,7 @@ GpuReading H100(int index, std::vector<int> pids) {
   r.activity.fp32_active = 0.1;
   r.activity.dram_active = 0.25;
   r.processes_known = true;
-  for (int pid : pids) r.processes.push_back({pid, 1000, std::nullopt, std::nullopt});
+  for (int pid : pids) r.processes.push_back({pid, 1000, std::nullopt, std::nullopt, std::nullopt});
   return r;
 }
 

@@ -91,6 +91,10 @@ inline constexpr MetricDesc kMigInstance{
 inline constexpr MetricDesc kProcessMemory{"vigil_gpu_process_memory_used_bytes",
                                            "Device memory used by the process in the pid label.",
                                            K::kGauge, "bytes"};
+inline constexpr MetricDesc kProcessSm{
+    "vigil_gpu_process_sm_utilization_ratio",
+    "Share of the last sample period the process in the pid label had kernels on the SMs.",
+    K::kGauge, "ratio"};
 // Profiling counters and topline efficiency.
 inline constexpr MetricDesc kSmActive{
     "vigil_gpu_sm_active_ratio",
@@ -139,13 +143,13 @@ inline constexpr MetricDesc kJobEnergy{
     "joules"};
 
 inline constexpr const MetricDesc* kAll[] = {
-    &kInfo,          &kBackendInfo,  &kUp,          &kUtil,       &kMemUtil,    &kMemUsed,
-    &kMemFree,       &kMemTotal,     &kMemReserved, &kPower,      &kEnergy,     &kTemp,
-    &kSmClock,       &kMemClock,     &kClockReason, &kPcieTx,     &kPcieRx,     &kNvLinkTxRate,
-    &kNvLinkRxRate,  &kNvLinkUp,     &kNvLinkTx,    &kNvLinkRx,   &kEcc,        &kRemapped,
-    &kRemapPending,  &kRemapFailure, &kXid,         &kLastXid,    &kMigEnabled, &kMigInstance,
-    &kProcessMemory, &kSmActive,     &kSmOccupancy, &kPipeActive, &kDramActive, &kHbmBandwidth,
-    &kHbmPeak,       &kFlops,        &kFlopsPeak,   &kFlopsRatio, &kAllocated,  &kBusy,
-    &kHeldIdle,      &kJobEnergy};
+    &kInfo,          &kBackendInfo,  &kUp,          &kUtil,        &kMemUtil,    &kMemUsed,
+    &kMemFree,       &kMemTotal,     &kMemReserved, &kPower,       &kEnergy,     &kTemp,
+    &kSmClock,       &kMemClock,     &kClockReason, &kPcieTx,      &kPcieRx,     &kNvLinkTxRate,
+    &kNvLinkRxRate,  &kNvLinkUp,     &kNvLinkTx,    &kNvLinkRx,    &kEcc,        &kRemapped,
+    &kRemapPending,  &kRemapFailure, &kXid,         &kLastXid,     &kMigEnabled, &kMigInstance,
+    &kProcessMemory, &kProcessSm,    &kSmActive,    &kSmOccupancy, &kPipeActive, &kDramActive,
+    &kHbmBandwidth,  &kHbmPeak,      &kFlops,       &kFlopsPeak,   &kFlopsRatio, &kAllocated,
+    &kBusy,          &kHeldIdle,     &kJobEnergy};
 
 }  // namespace vigil::gpu_metrics

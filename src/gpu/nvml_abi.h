@@ -109,6 +109,12 @@ struct Utilization {  // nvmlUtilization_t
   unsigned int gpu;
   unsigned int memory;
 };
+struct ProcessUtilizationSample {  // nvmlProcessUtilizationSample_t
+  unsigned pid;
+  unsigned long long time_stamp;                   // CPU time of the sample, microseconds.
+  unsigned sm_util, mem_util, enc_util, dec_util;  // Percent of the sample period.
+};
+static_assert(sizeof(ProcessUtilizationSample) == 32);
 struct Memory {  // nvmlMemory_t
   unsigned long long total, free, used;
 };

@@ -122,6 +122,7 @@ Status ResolveNvmlApi(void* (*lookup)(void* ctx, const char* name), void* ctx, N
       api->resolved.back().second == "nvmlDeviceGetComputeRunningProcesses") {
     api->process_info_size = 16;
   }
+  b.Bind(&api->device_get_process_utilization, {"nvmlDeviceGetProcessUtilization"});
   b.Bind(&api->event_set_create, {"nvmlEventSetCreate"});
   b.Bind(&api->device_register_events, {"nvmlDeviceRegisterEvents"});
   b.Bind(&api->event_set_wait, {"nvmlEventSetWait_v2", "nvmlEventSetWait"});

@@ -50,6 +50,9 @@ struct NvmlApi {
   Return (*device_get_remapped_rows)(Device, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
   // _v3 | _v2 | plain; the entry stride is probed (process_list.h), so the buffer is untyped.
   Return (*device_get_compute_running_processes)(Device, unsigned*, void*) = nullptr;
+  // Samples since the given CPU time (us), one per process with SM, memory or codec activity.
+  Return (*device_get_process_utilization)(Device, nvml::ProcessUtilizationSample*, unsigned*,
+                                           unsigned long long) = nullptr;
   Return (*event_set_create)(nvml::EventSet*) = nullptr;
   Return (*device_register_events)(Device, unsigned long long, nvml::EventSet) = nullptr;
   Return (*event_set_wait)(nvml::EventSet, nvml::EventData*, unsigned) = nullptr;  // _v2 | plain

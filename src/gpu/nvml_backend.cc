@@ -264,6 +264,8 @@ void NvmlBackend::ReadDevice(int index, Device& dev, GpuReading* r) {
   if (dev.lost) return;
   ReadProcesses(dev, r);
   if (dev.lost) return;
+  ReadProcessUtilization(dev, r);
+  if (dev.lost) return;
   ReadGpm(dev, r);
 }
 

@@ -38,7 +38,8 @@ class NvmlBackend : public GpuBackend {
     bool gpm_checked = false, gpm_supported = false, gpm_primed = false;
     nvml::GpmSample gpm_samples[2] = {nullptr, nullptr};
     int gpm_current = 0;
-    size_t process_stride = 0;  // Last probed stride (0 = not yet).
+    size_t process_stride = 0;                 // Last probed stride (0 = not yet).
+    unsigned long long process_sample_us = 0;  // Newest process utilisation sample seen.
   };
   struct XidState {
     double count = 0;
@@ -53,6 +54,7 @@ class NvmlBackend : public GpuBackend {
   void ReadNvLinkAndFields(Device& dev, GpuReading* r);
   void ReadMig(Device& dev, GpuReading* r);
   void ReadProcesses(Device& dev, GpuReading* r);
+  void ReadProcessUtilization(Device& dev, GpuReading* r);
   void ReadGpm(Device& dev, GpuReading* r);
   void XidLoop(std::stop_token stop);
   // Records `rc`; returns true on success. GPU_IS_LOST marks the device lost.

@@ -2,6 +2,7 @@
 // NvmlBackend's per-device reads beyond the basics: NVLink and field values, MIG instances, the
 // running-process list (stride probed) and GPM profiling metrics. Split from nvml_backend.cc to
 // keep each file short; same class, same sequence.
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -137,6 +138,43 @@ void NvmlBackend::ReadProcesses(Device& dev, GpuReading* r) {
     dev.process_stride = *stride;
     r->processes = DecodeProcesses(buffer, count, *stride);
     r->processes_known = true;
+    return;
+  }
+}
+
+// Per-process SM share: the newest sample of each process since the previous read. NVML leaves
+// out processes with no activity in the period (all of them: NOT_FOUND), so a listed process
+// without a sample had 0%.
+void NvmlBackend::ReadProcessUtilization(Device& dev, GpuReading* r) {
+  if (api_.device_get_process_utilization == nullptr || r->processes.empty()) return;
+  std::vector<nvml::ProcessUtilizationSample> samples(r->processes.size() + 16);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    unsigned count = static_cast<unsigned>(samples.size());
+    const nvml::Return rc = api_.device_get_process_utilization(dev.handle, samples.data(), &count,
+                                                                dev.process_sample_us);
+    if (rc == nvml::kErrorInsufficientSize) {
+      samples.resize(static_cast<size_t>(count) + 16);
+      continue;
+    }
+    if (rc == nvml::kErrorNotFound)
+      count = 0;  // No process was active since the last read.
+    else if (!Check(dev, r, rc, "nvmlDeviceGetProcessUtilization"))
+      return;
+    count = std::min(count, static_cast<unsigned>(samples.size()));
+    for (GpuProcess& p : r->processes) {
+      unsigned long long newest = 0;
+      p.sm_ratio = 0.0;
+      for (unsigned i = 0; i < count; ++i) {
+        const nvml::ProcessUtilizationSample& s = samples[i];
+        if (static_cast<int>(s.pid) == p.pid && s.time_stamp >= newest) {
+          newest = s.time_stamp;
+          p.sm_ratio = std::min(s.sm_util, 100u) / 100.0;
+        }
+      }
+    }
+    for (unsigned i = 0; i < count; ++i) {
+      dev.process_sample_us = std::max(dev.process_sample_us, samples[i].time_stamp);
+    }
     return;
   }
 }

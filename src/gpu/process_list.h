@@ -23,6 +23,9 @@ struct GpuProcess {
   uint64_t used_memory_bytes = 0;
   std::optional<unsigned> gpu_instance_id;  // MIG only (0xFFFFFFFF otherwise -> nullopt).
   std::optional<unsigned> compute_instance_id;
+  // Share of the last sample period the process had kernels on the SMs (0-1), from
+  // nvmlDeviceGetProcessUtilization; nullopt when the driver does not report it.
+  std::optional<double> sm_ratio;
 };
 
 // Returns the entry stride (16, 24 or 32) that explains `buffer` holding `count` entries,

@@ -183,7 +183,7 @@ Status RocmSmiBackend::Read(std::vector<GpuReading>* out) {
             // Per-process VRAM is reported for the process as a whole; split evenly.
             procs[devs[d]].push_back({static_cast<int>(list[i].process_id),
                                       ndev ? list[i].vram_usage / ndev : 0, std::nullopt,
-                                      std::nullopt});
+                                      std::nullopt, std::nullopt});
           }
         }
       }

@@ -95,6 +95,7 @@ Status SimBackend::Read(std::vector<GpuReading>* out) {
     GpuProcess p;
     p.pid = job.first_pid + (i % 8);
     p.used_memory_bytes = static_cast<uint64_t>(*r.memory_used_bytes - 0.6e9);
+    p.sm_ratio = compute;  // The GPU's only process: all of its SM activity.
     r.processes.push_back(p);
     r.simulated_jobs.push_back(job.labels);
     out->push_back(std::move(r));

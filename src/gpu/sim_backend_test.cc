@@ -20,6 +20,9 @@ TEST(SimBackendTest, EightGpusWithTrainingDipsAndOneIdleButHeldGpu) {
     max_sm = std::max(max_sm, *r[0].activity.sm_active);
     EXPECT_EQ(*r[7].activity.sm_active, 0.0);
     ASSERT_EQ(r[7].processes.size(), 1u);  // Held while idle.
+    // Each GPU's only process has all of the GPU's SM activity.
+    EXPECT_EQ(r[0].processes[0].sm_ratio, r[0].activity.sm_active);
+    EXPECT_EQ(r[7].processes[0].sm_ratio, 0.0);
     EXPECT_EQ(r[7].simulated_jobs[0].job_id, "sim-nb-3003");
     EXPECT_EQ(r[0].simulated_jobs[0].framework, "pytorch");
     EXPECT_EQ(r[4].simulated_jobs[0].framework, "jax");

@@ -202,6 +202,23 @@ TEST_P(StrideVariantTest, ProcessListDecodesWhateverStrideTheDriverWrites) {
 
 INSTANTIATE_TEST_SUITE_P(Drivers, StrideVariantTest, ::testing::Values(16, 24, 32));
 
+// nvmlDeviceGetProcessUtilization: only processes active in the period have a sample, and only
+// samples newer than the last read count; a listed process without one had 0%.
+TEST_F(FakeNvmlTest, ProcessSmShareComesFromTheNewestSampleOfEachTick) {
+  Start("gpus 1\ngpu 0 util 50\ngpu 0 procs 101:1:40,202:2 101:1:60,202:2:10 101:1,202:2\n",
+        kFakeNvml);
+  const char* kName = "vigil_gpu_process_sm_utilization_ratio";
+  ASSERT_TRUE(Tick().ok());
+  EXPECT_DOUBLE_EQ(Value(batch_, kName, {{"pid", "101"}}), 0.40);
+  EXPECT_DOUBLE_EQ(Value(batch_, kName, {{"pid", "202"}}), 0.0);
+  ASSERT_TRUE(Tick().ok());
+  EXPECT_DOUBLE_EQ(Value(batch_, kName, {{"pid", "101"}}), 0.60);
+  EXPECT_DOUBLE_EQ(Value(batch_, kName, {{"pid", "202"}}), 0.10);
+  ASSERT_TRUE(Tick().ok());  // No process active: NVML_ERROR_NOT_FOUND.
+  EXPECT_DOUBLE_EQ(Value(batch_, kName, {{"pid", "101"}}), 0.0);
+  EXPECT_DOUBLE_EQ(Value(batch_, kName, {{"pid", "202"}}), 0.0);
+}
+
 TEST_F(FakeNvmlTest, OldDriverWorksWithoutNewerSymbols) {
   Start(kMainScript, kOldNvml);
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(Tick().ok());

@@ -7,7 +7,9 @@
  *   gpus N | driver TEXT | proc_stride 16|24|32 | init_fail CODE [TIMES] (count kept in
  *   $FAKE_NVML_INIT_FAILURES_DONE, since a failed library is unloaded)
  *   gpu I name TEXT... | gpu I uuid TEXT | gpu I FIELD V0 V1 ...
- *   gpu I procs SET0 SET1 ...   where SET is pid:bytes[,pid:bytes...] or - for none
+ *   gpu I procs SET0 SET1 ...   where SET is pid:bytes[:sm%][,...] or - for none; sm% is what
+ *   nvmlDeviceGetProcessUtilization reports for the process (left out: no sample, as for an idle
+ *   process)
  * FIELDs: util memutil mem_total mem_used mem_reserved power_mw energy_mj temp mem_temp sm_clock
  *   mem_clock reasons pcie_tx_kbs pcie_rx_kbs nvlinks nvlink_tx_kib nvlink_rx_kib ecc_corr ecc_unc
  *   remap_corr remap_unc remap_pending remap_failure lost xid mig mig_instances gpm gpm_sm_active
@@ -231,6 +233,7 @@ typedef struct {
   int n;
   unsigned pid[MAX_PROCS];
   unsigned long long mem[MAX_PROCS];
+  int sm[MAX_PROCS]; /* -1: no utilisation sample. */
 } ProcSet;
 typedef struct {
   char name[96];
@@ -305,6 +308,8 @@ static void parse_procs(Gpu* g, char* tokens) {
       ps->pid[ps->n] = (unsigned)strtoul(e, NULL, 10);
       const char* colon = strchr(e, ':');
       ps->mem[ps->n] = colon ? (unsigned long long)strtod(colon + 1, NULL) : 0;
+      const char* colon2 = colon ? strchr(colon + 1, ':') : NULL;
+      ps->sm[ps->n] = colon2 ? atoi(colon2 + 1) : -1;
       ps->n++;
     }
   }
@@ -654,6 +659,45 @@ static nvmlReturn_t processes(nvmlDevice_t d, unsigned int* count, void* infos, 
 EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t d, unsigned int* count,
                                                          void* infos) {
   return processes(d, count, infos, 16);
+}
+
+/* nvmlProcessUtilizationSample_t, from nvml.h. */
+typedef struct {
+  unsigned int pid;
+  unsigned long long timeStamp;
+  unsigned int smUtil, memUtil, encUtil, decUtil;
+} nvmlProcessUtilizationSample_t;
+
+/* One sample per process with an sm% in the script, stamped with the tick (1 s apart, in us);
+ * only samples newer than lastSeenTimeStamp. A NULL buffer asks for the count. */
+EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d,
+                                                    nvmlProcessUtilizationSample_t* utilization,
+                                                    unsigned int* processSamplesCount,
+                                                    unsigned long long lastSeenTimeStamp) {
+  DEVICE_PROLOGUE(d);
+  if (processSamplesCount == NULL) RETURN(NVML_ERROR_INVALID_ARGUMENT);
+  const Gpu* g = &g_gpu[gi];
+  const ProcSet* ps = NULL;
+  if (g->nproc_steps > 0) ps = &g->procs[t < g->nproc_steps ? t : g->nproc_steps - 1];
+  const unsigned long long stamp = 1000000ull * (unsigned long long)(t + 1);
+  unsigned n = 0;
+  for (int i = 0; ps && i < ps->n; ++i) n += ps->sm[i] >= 0 && stamp > lastSeenTimeStamp;
+  if (n == 0) RETURN(NVML_ERROR_NOT_FOUND);
+  if (utilization == NULL || *processSamplesCount < n) {
+    *processSamplesCount = n;
+    RETURN(NVML_ERROR_INSUFFICIENT_SIZE);
+  }
+  unsigned k = 0;
+  for (int i = 0; i < ps->n; ++i) {
+    if (ps->sm[i] < 0) continue;
+    nvmlProcessUtilizationSample_t* e = &utilization[k++];
+    memset(e, 0, sizeof *e);
+    e->pid = ps->pid[i];
+    e->timeStamp = stamp;
+    e->smUtil = (unsigned)ps->sm[i];
+  }
+  *processSamplesCount = n;
+  RETURN(NVML_SUCCESS);
 }
 
 /* Events: Xid critical errors queued at the tick where the script's xid series is non-zero. */
