@@ -80,6 +80,27 @@ StatusOr<std::vector<std::string>> ListDir(const std::string& path) {
   return names;
 }
 
+StatusOr<std::vector<std::string>> ListSubdirectories(const std::string& path) {
+  DIR* dir = opendir(path.c_str());
+  if (dir == nullptr) {
+    return ErrnoStatus(errno, "opendir " + path);
+  }
+  std::vector<std::string> names;
+  while (dirent* entry = readdir(dir)) {  // NOLINT(concurrency-mt-unsafe): dir is ours alone.
+    std::string_view name(entry->d_name);
+    if (name == "." || name == "..") {
+      continue;
+    }
+    // Symlinks and file systems that leave the type out are asked the way IsDirectory asks.
+    if (entry->d_type == DT_DIR || ((entry->d_type == DT_LNK || entry->d_type == DT_UNKNOWN) &&
+                                    IsDirectory(JoinPath(path, std::string(name))))) {
+      names.emplace_back(name);
+    }
+  }
+  closedir(dir);
+  return names;
+}
+
 bool PathExists(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0;

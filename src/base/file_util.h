@@ -51,6 +51,9 @@ Status ReadFileInto(const std::string& path, std::string* out,
                     size_t max_bytes = kDefaultMaxFileBytes);
 // Names in a directory, without "." and "..", unsorted.
 StatusOr<std::vector<std::string>> ListDir(const std::string& path);
+// The names in it that are directories (or symlinks to one), as IsDirectory says, unsorted; from
+// the entries' types, so a directory of N entries costs no N stat calls (cgroupfs, sysfs).
+StatusOr<std::vector<std::string>> ListSubdirectories(const std::string& path);
 bool PathExists(const std::string& path);
 bool IsDirectory(const std::string& path);
 // Writes to path.tmp then renames, so readers never see a partial file.

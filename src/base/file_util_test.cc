@@ -2,6 +2,9 @@
 #include "base/file_util.h"
 
 #include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 #include <gtest/gtest.h>
 
@@ -60,6 +63,29 @@ TEST_F(FileUtilTest, ListDirSkipsDots) {
 
   ASSERT_TRUE(names.ok());
   EXPECT_EQ(*names, std::vector<std::string>{"x"});
+}
+
+TEST_F(FileUtilTest, ListSubdirectoriesAgreesWithIsDirectory) {
+  ASSERT_TRUE(WriteFileAtomic(JoinPath(dir_, "file"), "1").ok());
+  ASSERT_TRUE(MakeDirs(JoinPath(dir_, "sub"), 0700).ok());
+  ASSERT_EQ(symlink("sub", JoinPath(dir_, "link_to_dir").c_str()), 0);
+  ASSERT_EQ(symlink("file", JoinPath(dir_, "link_to_file").c_str()), 0);
+  ASSERT_EQ(symlink("missing", JoinPath(dir_, "dangling").c_str()), 0);
+
+  auto subdirs = ListSubdirectories(dir_);
+
+  ASSERT_TRUE(subdirs.ok());
+  std::sort(subdirs->begin(), subdirs->end());
+  EXPECT_EQ(*subdirs, (std::vector<std::string>{"link_to_dir", "sub"}));
+  auto all = ListDir(dir_);
+  ASSERT_TRUE(all.ok());
+  std::vector<std::string> by_stat;
+  for (const std::string& name : *all) {
+    if (IsDirectory(JoinPath(dir_, name))) by_stat.push_back(name);
+  }
+  std::sort(by_stat.begin(), by_stat.end());
+  EXPECT_EQ(*subdirs, by_stat);
+  EXPECT_FALSE(ListSubdirectories(JoinPath(dir_, "file")).ok());
 }
 
 }  // namespace

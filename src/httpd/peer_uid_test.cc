@@ -7,12 +7,30 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "httpd/http_attack.h"
 
 namespace vigil {
 namespace {
+
+// A connection that does not exist: sock_diag answers "no such socket", not an owner.
+TEST(PeerUidTest, NetlinkFindsNoOwnerForAConnectionThatDoesNotExist) {
+  sockaddr_storage peer{}, local{};
+  auto* p = reinterpret_cast<sockaddr_in*>(&peer);
+  auto* l = reinterpret_cast<sockaddr_in*>(&local);
+  p->sin_family = l->sin_family = AF_INET;
+  p->sin_addr.s_addr = l->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  p->sin_port = htons(1);
+  l->sin_port = htons(2);
+  std::optional<std::optional<uid_t>> asked = NetlinkSocketUid(peer, local);
+  if (!asked) GTEST_SKIP() << "sock_diag is not available here";
+  EXPECT_EQ(*asked, std::nullopt);
+  EXPECT_EQ(LoopbackPeerUid(peer, local), std::nullopt);
+}
 
 TEST(PeerUidTest, FindsTheRowOfAConnection) {
   const char table[] =
@@ -43,6 +61,22 @@ TEST(PeerUidTest, MapsLoopbackConnectionsToTheirOwner) {
     getsockname(fd, reinterpret_cast<sockaddr*>(&local), &ll);
     EXPECT_TRUE(IsLoopbackAddress(peer));
     std::optional<uid_t> uid = LoopbackPeerUid(peer, local);
+    // Both ways of asking name the same owner: sock_diag (where the kernel has it) and the table.
+    if (std::optional<std::optional<uid_t>> asked = NetlinkSocketUid(peer, local)) {
+      EXPECT_EQ(*asked, uid);
+    }
+    char peer_hex[32], local_hex[32];
+    const auto* p4 = reinterpret_cast<const sockaddr_in*>(&peer);
+    const auto* l4 = reinterpret_cast<const sockaddr_in*>(&local);
+    snprintf(peer_hex, sizeof(peer_hex), "%08X:%04X", p4->sin_addr.s_addr, ntohs(p4->sin_port));
+    snprintf(local_hex, sizeof(local_hex), "%08X:%04X", l4->sin_addr.s_addr, ntohs(l4->sin_port));
+    std::string table;
+    if (FILE* f = fopen("/proc/net/tcp", "r")) {
+      char buf[4096];
+      for (size_t n; (n = fread(buf, 1, sizeof(buf), f)) > 0;) table.append(buf, n);
+      fclose(f);
+      EXPECT_EQ(FindSocketUid(table, peer_hex, local_hex), uid);
+    }
     ::close(fd);
     return uid;
   };

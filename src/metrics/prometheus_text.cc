@@ -9,68 +9,97 @@
 namespace vigil {
 namespace {
 
+// One series to render: its own labels (the caller's, not copied) or, when extra labels had to be
+// added or its own were not sorted, the sorted union in `merged`. A scrape of the store copies no
+// label strings.
 struct Row {
   const MetricDesc* desc;
-  Labels labels;
+  const Labels* own;
   double value;
+  Labels merged;
+
+  const Labels& labels() const { return merged.empty() ? *own : merged; }
 };
 
-Labels MergeLabels(const Labels& own, const Labels& extra) {
-  Labels out = own;
+bool RowLess(const Row& a, const Row& b) {
+  if (a.desc->name != b.desc->name) {
+    return a.desc->name < b.desc->name;
+  }
+  return a.labels() < b.labels();
+}
+
+Row MakeRow(const MetricDesc* desc, const Labels& own, const Labels& extra, double value) {
+  Row row{desc, &own, value, {}};
   for (const auto& pair : extra) {
     if (std::none_of(own.begin(), own.end(),
                      [&](const auto& p) { return p.first == pair.first; })) {
-      out.push_back(pair);
+      row.merged.push_back(pair);
     }
   }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::string EscapeHelp(std::string_view help) {
-  std::string out;
-  out.reserve(help.size());
-  for (char c : help) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out.push_back(c);
-    }
+  if (!row.merged.empty() || !std::is_sorted(own.begin(), own.end())) {
+    row.merged.insert(row.merged.end(), own.begin(), own.end());
+    std::sort(row.merged.begin(), row.merged.end());
   }
-  return out;
+  return row;
 }
 
-void Render(std::vector<Row> rows, std::string* out) {
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    if (a.desc->name != b.desc->name) {
-      return a.desc->name < b.desc->name;
+// Appends `text` with the escapes of the exposition format: \\ and \n always, \" when `quote`.
+void AppendEscaped(std::string_view text, bool quote, std::string* out) {
+  size_t from = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c != '\\' && c != '\n' && (!quote || c != '"')) {
+      continue;
     }
-    return a.labels < b.labels;
-  });
+    out->append(text.substr(from, i - from));
+    out->push_back('\\');
+    out->push_back(c == '\n' ? 'n' : c);
+    from = i + 1;
+  }
+  out->append(text.substr(from));
+}
+
+void AppendValue(double value, std::string* out) {
+  if (std::isnan(value)) {
+    out->append("NaN");
+  } else if (std::isinf(value)) {
+    out->append(value > 0 ? "+Inf" : "-Inf");
+  } else {
+    fmt::format_to(std::back_inserter(*out), "{}", value);  // Shortest round-trip representation.
+  }
+}
+
+void Render(std::vector<Row>& rows, std::string* out) {
+  if (!std::is_sorted(rows.begin(), rows.end(), RowLess)) {
+    std::sort(rows.begin(), rows.end(), RowLess);
+  }
   std::string_view family;
   for (const Row& row : rows) {
     if (row.desc->name != family) {
       family = row.desc->name;
-      fmt::format_to(std::back_inserter(*out), "# HELP {} {}\n# TYPE {} {}\n", family,
-                     EscapeHelp(row.desc->help), family, MetricKindName(row.desc->kind));
+      out->append("# HELP ").append(family).push_back(' ');
+      AppendEscaped(row.desc->help, false, out);
+      out->append("\n# TYPE ").append(family).push_back(' ');
+      out->append(MetricKindName(row.desc->kind)).push_back('\n');
     }
     out->append(family);
-    if (!row.labels.empty()) {
+    const Labels& labels = row.labels();
+    if (!labels.empty()) {
       out->push_back('{');
       bool first = true;
-      for (const auto& [name, value] : row.labels) {
+      for (const auto& [name, value] : labels) {
         if (!first) {
           out->push_back(',');
         }
         first = false;
-        fmt::format_to(std::back_inserter(*out), "{}=\"{}\"", name, EscapeLabelValue(value));
+        out->append(name).append("=\"");
+        AppendEscaped(value, true, out);
+        out->push_back('"');
       }
       out->push_back('}');
     }
     out->push_back(' ');
-    out->append(FormatPrometheusValue(row.value));
+    AppendValue(row.value, out);
     out->push_back('\n');
   }
 }
@@ -78,29 +107,15 @@ void Render(std::vector<Row> rows, std::string* out) {
 }  // namespace
 
 std::string FormatPrometheusValue(double value) {
-  if (std::isnan(value)) {
-    return "NaN";
-  }
-  if (std::isinf(value)) {
-    return value > 0 ? "+Inf" : "-Inf";
-  }
-  return fmt::format("{}", value);  // Shortest round-trip representation.
+  std::string out;
+  AppendValue(value, &out);
+  return out;
 }
 
 std::string EscapeLabelValue(std::string_view value) {
   std::string out;
   out.reserve(value.size());
-  for (char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out.push_back(c);
-    }
-  }
+  AppendEscaped(value, true, &out);
   return out;
 }
 
@@ -112,10 +127,11 @@ std::string RenderPrometheusText(const std::vector<SeriesData>& series,
     if (s.desc == nullptr || s.points.empty()) {
       continue;
     }
-    rows.push_back(Row{s.desc, MergeLabels(s.labels, extra_labels), s.points.back().value});
+    rows.push_back(MakeRow(s.desc, s.labels, extra_labels, s.points.back().value));
   }
   std::string out;
-  Render(std::move(rows), &out);
+  out.reserve(rows.size() * 96);  // About the mean line length, family headers included.
+  Render(rows, &out);
   return out;
 }
 
@@ -125,10 +141,10 @@ void AppendSamplesAsPrometheusText(std::span<const Sample> samples, const Labels
   rows.reserve(samples.size());
   for (const Sample& s : samples) {
     if (s.desc != nullptr) {
-      rows.push_back(Row{s.desc, MergeLabels(s.labels, extra_labels), s.value});
+      rows.push_back(MakeRow(s.desc, s.labels, extra_labels, s.value));
     }
   }
-  Render(std::move(rows), out);
+  Render(rows, out);
 }
 
 }  // namespace vigil

@@ -65,14 +65,13 @@ std::vector<std::string> ExpandCgroupGlob(const std::string& root, std::string_v
         }
         continue;
       }
-      StatusOr<std::vector<std::string>> names = ListDir(parent_dir);
+      StatusOr<std::vector<std::string>> names = ListSubdirectories(parent_dir);
       if (!names.ok()) {
         continue;
       }
       std::sort(names->begin(), names->end());
       for (const std::string& name : *names) {
-        if (fnmatch(seg_str.c_str(), name.c_str(), 0) == 0 &&
-            IsDirectory(JoinPath(parent_dir, name))) {
+        if (fnmatch(seg_str.c_str(), name.c_str(), 0) == 0) {
           next.push_back(child_path(name));
         }
       }
