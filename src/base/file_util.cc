@@ -63,24 +63,11 @@ StatusOr<std::string> ReadSmallFile(const std::string& path, size_t max_bytes) {
   return out;
 }
 
-StatusOr<std::vector<std::string>> ListDir(const std::string& path) {
-  DIR* dir = opendir(path.c_str());
-  if (dir == nullptr) {
-    return ErrnoStatus(errno, "opendir " + path);
-  }
-  std::vector<std::string> names;
-  while (dirent* entry = readdir(dir)) {  // NOLINT(concurrency-mt-unsafe): dir is ours alone.
-    std::string_view name(entry->d_name);
-    if (name == "." || name == "..") {
-      continue;
-    }
-    names.emplace_back(name);
-  }
-  closedir(dir);
-  return names;
-}
+namespace {
 
-StatusOr<std::vector<std::string>> ListSubdirectories(const std::string& path) {
+// The names in `path` but "." and "..", those `keep` (given the entry) accepts.
+template <typename Keep>
+StatusOr<std::vector<std::string>> ListDirWhere(const std::string& path, Keep keep) {
   DIR* dir = opendir(path.c_str());
   if (dir == nullptr) {
     return ErrnoStatus(errno, "opendir " + path);
@@ -88,17 +75,26 @@ StatusOr<std::vector<std::string>> ListSubdirectories(const std::string& path) {
   std::vector<std::string> names;
   while (dirent* entry = readdir(dir)) {  // NOLINT(concurrency-mt-unsafe): dir is ours alone.
     std::string_view name(entry->d_name);
-    if (name == "." || name == "..") {
-      continue;
-    }
-    // Symlinks and file systems that leave the type out are asked the way IsDirectory asks.
-    if (entry->d_type == DT_DIR || ((entry->d_type == DT_LNK || entry->d_type == DT_UNKNOWN) &&
-                                    IsDirectory(JoinPath(path, std::string(name))))) {
+    if (name != "." && name != ".." && keep(*entry, name)) {
       names.emplace_back(name);
     }
   }
   closedir(dir);
   return names;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> ListDir(const std::string& path) {
+  return ListDirWhere(path, [](const dirent&, std::string_view) { return true; });
+}
+
+StatusOr<std::vector<std::string>> ListSubdirectories(const std::string& path) {
+  return ListDirWhere(path, [&path](const dirent& entry, std::string_view name) {
+    // Symlinks and file systems that leave the type out are asked the way IsDirectory asks.
+    return entry.d_type == DT_DIR || ((entry.d_type == DT_LNK || entry.d_type == DT_UNKNOWN) &&
+                                      IsDirectory(JoinPath(path, std::string(name))));
+  });
 }
 
 bool PathExists(const std::string& path) {

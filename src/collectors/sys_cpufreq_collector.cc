@@ -110,13 +110,7 @@ Status SysCpufreqCollector::Rescan() {
 }
 
 Status SysCpufreqCollector::Collect(MetricWriter& out) {
-  if (schedule_.Due()) {
-    Status s = Rescan();
-    if (!s.ok()) {
-      schedule_.Invalidate();
-      return s;
-    }
-  }
+  VIGIL_RETURN_IF_ERROR(schedule_.RescanIfDue([this] { return Rescan(); }));
   Status error = EmitPlanned(plan_, reader_, schedule_, out);
   for (const Governors& g : governors_) {
     StatusOr<std::string_view> current = reader_.Read(g.current_path);

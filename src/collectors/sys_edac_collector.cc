@@ -94,13 +94,7 @@ Status SysEdacCollector::Rescan() {
 }
 
 Status SysEdacCollector::Collect(MetricWriter& out) {
-  if (schedule_.Due()) {
-    Status s = Rescan();
-    if (!s.ok()) {
-      schedule_.Invalidate();
-      return s;
-    }
-  }
+  VIGIL_RETURN_IF_ERROR(schedule_.RescanIfDue([this] { return Rescan(); }));
   return EmitPlanned(plan_, reader_, schedule_, out);
 }
 

@@ -249,13 +249,7 @@ void SysHwmonCollector::PlanDir(const std::string& dir, const std::string& chip)
 }
 
 Status SysHwmonCollector::Collect(MetricWriter& out) {
-  if (schedule_.Due()) {
-    Status s = Rescan();
-    if (!s.ok()) {
-      schedule_.Invalidate();  // Keep looking: a driver may load later.
-      return s;
-    }
-  }
+  VIGIL_RETURN_IF_ERROR(schedule_.RescanIfDue([this] { return Rescan(); }));
   for (const InfoSample& i : info_) {
     out.Add(*i.desc, 1, i.labels);
   }

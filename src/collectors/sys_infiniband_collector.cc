@@ -174,15 +174,9 @@ void SysInfinibandCollector::PlanHwCounters(const std::string& dir, const Labels
 }
 
 Status SysInfinibandCollector::Collect(MetricWriter& out) {
-  Status scan;
-  if (schedule_.Due()) {
-    scan = Rescan();
-    if (!scan.ok()) {
-      schedule_.Invalidate();
-    }
-    if (IsAbsent(scan)) {
-      return scan;
-    }
+  const Status scan = schedule_.RescanIfDue([this] { return Rescan(); });
+  if (IsAbsent(scan)) {
+    return scan;
   }
   for (const Info& i : info_) {
     out.Add(kAdapterInfo, 1, i.labels);

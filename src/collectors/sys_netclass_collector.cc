@@ -214,15 +214,9 @@ void SysNetclassCollector::CollectInfo(const Interface& iface, MetricWriter& out
 }
 
 Status SysNetclassCollector::Collect(MetricWriter& out) {
-  Status scan;
-  if (schedule_.Due()) {
-    scan = Rescan();
-    if (!scan.ok()) {
-      schedule_.Invalidate();
-    }
-    if (IsAbsent(scan)) {
-      return scan;
-    }
+  const Status scan = schedule_.RescanIfDue([this] { return Rescan(); });
+  if (IsAbsent(scan)) {
+    return scan;
   }
   for (const Interface& iface : interfaces_) {
     CollectInfo(iface, out);

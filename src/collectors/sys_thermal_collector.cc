@@ -73,13 +73,7 @@ Status SysThermalCollector::Rescan() {
 }
 
 Status SysThermalCollector::Collect(MetricWriter& out) {
-  if (schedule_.Due()) {
-    Status s = Rescan();
-    if (!s.ok()) {
-      schedule_.Invalidate();
-      return s;
-    }
-  }
+  VIGIL_RETURN_IF_ERROR(schedule_.RescanIfDue([this] { return Rescan(); }));
   return EmitPlanned(plan_, reader_, schedule_, out);
 }
 

@@ -72,6 +72,19 @@ class RescanSchedule {
   bool Due();
   // A planned file vanished or a listing failed: rescan on the next tick.
   void Invalidate() { invalid_ = true; }
+  // Runs `rescan` (returning Status) when Due(); a failed one is retried on the next tick (a
+  // driver may load later). OK when no rescan was due.
+  template <typename Rescan>
+  Status RescanIfDue(Rescan&& rescan) {
+    if (!Due()) {
+      return OkStatus();
+    }
+    Status s = rescan();
+    if (!s.ok()) {
+      Invalidate();
+    }
+    return s;
+  }
 
  private:
   int every_;
