@@ -127,7 +127,8 @@ TEST_P(PythonSamplingTest, CExtensionFrameSitsOnItsPythonCaller) {
       exact += count;
     }
   }
-  EXPECT_GE(exact, profile.total_samples() * 95 / 100) << testing::TopFolded(profile);
+  // 90 %, as for the pure-Python loop: a DWARF unwind can land between the caller and the C call.
+  EXPECT_GE(exact, profile.total_samples() * 90 / 100) << testing::TopFolded(profile);
   // ctypes releases the GIL around the foreign call: the thread runs C without holding it.
   EXPECT_GE(result->stacks.python_samples, profile.total_samples() * 95 / 100);
   EXPECT_LE(result->stacks.gil_samples, result->stacks.python_samples * 5 / 100);
