@@ -77,7 +77,10 @@ TEST_F(FleetServerTest, IngestsGzipBatchesOnceAndReportsAttribution) {
   EXPECT_EQ(body["rows"][0]["key"], "team-a");
   EXPECT_NEAR(body["rows"][0]["allocated_gpu_hours"].get<double>() * 3600, 60.0, 1e-9);
   EXPECT_NEAR(body["totals"]["cost"].get<double>(), 60.0 / 3600 * 3.0, 1e-12);
-  EXPECT_EQ(body["rows"][0]["bucket_start_s"], t0_ / kSec);
+  // Buckets start at since (7 days ago, to the minute), not on the hour.
+  const int64_t since_s = body["since_s"].get<int64_t>();
+  EXPECT_EQ(since_s % 60, 0);
+  EXPECT_EQ(body["rows"][0]["bucket_start_s"], since_s + (t0_ / kSec - since_s) / 3600 * 3600);
 
   for (const char* path : {"/api/v1/jobs", "/api/v1/jobs/J", "/api/v1/hosts", "/api/v1/idle-now",
                            "/api/v1/top-wasters", "/healthz"}) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/time_util.h"
+#include "fleet/ledger_window.h"
 
 namespace vigil {
 namespace {
@@ -91,8 +92,8 @@ int64_t DefaultGpuStep(int64_t window_s) {
 }
 
 StatusOr<json> QueryGpuSeries(Db& db, const GpuSeriesQuery& q) {
-  const int64_t since_s = FloorDiv(q.since_ns, kNanosPerSecond);
-  const int64_t until_s = FloorDiv(q.until_ns, kNanosPerSecond);
+  const MinuteWindow window = ToMinutes(q.since_ns, q.until_ns);
+  const int64_t since_s = window.since_s, until_s = window.until_s;
   if (until_s <= since_s) {
     return InvalidArgumentError("until must be after since");
   }
@@ -125,17 +126,14 @@ StatusOr<json> QueryGpuSeries(Db& db, const GpuSeriesQuery& q) {
                              : "GPU " + q.gpu_uuid + " of host " + q.host + ": not in the ledger");
   }
   const std::string b = "(minute_s/" + std::to_string(step) + ")*" + std::to_string(step);
-  const int64_t first_minute = FloorDiv(since_s, 60) * 60;
+  const int64_t first_minute = window.first_minute_s;
   VIGIL_ASSIGN_OR_RETURN(
-      Stmt ms, db.Prepare("SELECT " + b +
-                          " AS b, gpu_id, sum(CASE WHEN job_key=0 THEN wall_s ELSE 0 END),"
-                          " sum(CASE WHEN job_key<>0 THEN alloc_s ELSE 0 END),"
-                          " sum(CASE WHEN job_key<>0 THEN busy_s ELSE 0 END),"
-                          " sum(CASE WHEN job_key=0 THEN energy_j ELSE 0 END), sum(sm_sum),"
-                          " sum(sm_n), sum(flops_sum), sum(flops_n) FROM ledger_minute"
-                          " WHERE gpu_id IN (" +
-                          in + ") AND minute_s>=?1 AND minute_s<?2 GROUP BY b, gpu_id"));
-  ms.Bind(1, first_minute).Bind(2, until_s);
+      Stmt ms, db.Prepare("SELECT " + b + " AS b, m.gpu_id, " + kMinuteGpuWall + ", " +
+                          kMinuteJobAlloc + ", " + kMinuteJobBusy + ", " + kMinuteGpuEnergy +
+                          ", sum(m.sm_sum), sum(m.sm_n), sum(m.flops_sum), sum(m.flops_n)"
+                          " FROM ledger_minute m WHERE m.gpu_id IN (" +
+                          in + ") AND m.minute_s>=?1 AND m.minute_s<?2 GROUP BY b, m.gpu_id"));
+  ms.Bind(1, first_minute).Bind(2, window.end_minute_s);
   while (true) {
     VIGIL_ASSIGN_OR_RETURN(bool row, ms.Step());
     if (!row) break;
@@ -154,7 +152,7 @@ StatusOr<json> QueryGpuSeries(Db& db, const GpuSeriesQuery& q) {
                                     " sum(power_sum), sum(power_n), sum(temp_sum), sum(temp_n)"
                                     " FROM gpu_minute_gauges WHERE gpu_id IN (" +
                                     in + ") AND minute_s>=?1 AND minute_s<?2 GROUP BY b, gpu_id"));
-  gg.Bind(1, first_minute).Bind(2, until_s);
+  gg.Bind(1, first_minute).Bind(2, window.end_minute_s);
   while (true) {
     VIGIL_ASSIGN_OR_RETURN(bool row, gg.Step());
     if (!row) break;
@@ -174,7 +172,7 @@ StatusOr<json> QueryGpuSeries(Db& db, const GpuSeriesQuery& q) {
                           in +
                           ") AND m.minute_s>=?1 AND m.minute_s<?2 AND m.alloc_s>0"
                           " GROUP BY j.job_id, m.gpu_id ORDER BY j.job_id, m.gpu_id"));
-  js.Bind(1, first_minute).Bind(2, until_s);
+  js.Bind(1, first_minute).Bind(2, window.end_minute_s);
   std::map<std::string, json> jobs;
   while (true) {
     VIGIL_ASSIGN_OR_RETURN(bool row, js.Step());

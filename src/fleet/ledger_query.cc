@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/time_util.h"
+#include "fleet/ledger_window.h"
 #include "metrics/gpu_hours_row.h"
 
 namespace vigil {
@@ -16,27 +17,69 @@ using nlohmann::json;
 
 constexpr double kHour = 3600.0;
 
-struct Window {
-  int64_t h0 = 0, h1 = 0;  // [h0, h1) in unix seconds, whole hours.
+// GPU-seconds and joules of one (bucket, key): they add up across rollup and minute rows.
+struct Sums {
+  double wall = 0, alloc = 0, busy = 0, held = 0, energy = 0;
+};
+using Cells = std::map<std::pair<int64_t, std::string>, Sums>;
+
+// A dimension's key column in the rollup query and in the minute query.
+struct Column {
+  std::string_view hour, minute;
 };
 
-Window HourWindow(int64_t since_ns, int64_t until_ns) {
-  const int64_t s = since_ns / 1000000000;
-  const int64_t u = (until_ns + 999999999) / 1000000000;
-  return {s - ((s % 3600) + 3600) % 3600, u + (3600 - ((u % 3600) + 3600) % 3600) % 3600};
-}
-
-StatusOr<std::string> JobColumn(std::string_view by) {
-  static const std::map<std::string_view, std::string_view> kColumns = {
-      {"team", "j.team"},  {"model", "j.model"},         {"user", "j.user"},
-      {"job", "j.job_id"}, {"framework", "j.framework"}, {"rule", "j.rule"},
-      {"host", "s.name"},  {"gpu_model", "h.gpu_model"}};
+StatusOr<Column> DimensionColumn(std::string_view by) {
+  static const std::map<std::string_view, Column> kColumns = {
+      {"team", {"j.team", "j.team"}},
+      {"model", {"j.model", "j.model"}},
+      {"user", {"j.user", "j.user"}},
+      {"job", {"j.job_id", "j.job_id"}},
+      {"framework", {"j.framework", "j.framework"}},
+      {"rule", {"j.rule", "j.rule"}},
+      {"host", {"s.name", "s.name"}},
+      {"gpu_model", {"h.gpu_model", "g.gpu_model"}}};
   auto it = kColumns.find(by);
   if (it == kColumns.end()) {
     return InvalidArgumentError("by: unknown dimension \"" + std::string(by) +
                                 "\" (team, model, user, job, framework, rule, host, gpu_model)");
   }
-  return std::string(it->second);
+  return it->second;
+}
+
+// Adds the rows (bucket, key, wall, alloc, busy, held, energy) of `hour_sql` (the plan's rollup
+// hours in its WHERE already) and of `minute_sql` over each of the plan's minute ranges (bound
+// as ?1, ?2) to `cells`.
+Status Collect(Db& db, const WindowPlan& plan, const std::string& hour_sql,
+               const std::string& minute_sql, Cells* cells) {
+  auto add = [cells](Stmt& st) -> Status {
+    while (true) {
+      VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
+      if (!row) return OkStatus();
+      Sums& c = (*cells)[{st.Int(0), st.Text(1)}];
+      c.wall += st.Real(2);
+      c.alloc += st.Real(3);
+      c.busy += st.Real(4);
+      c.held += st.Real(5);
+      c.energy += st.Real(6);
+    }
+  };
+  if (plan.hours_from < plan.hours_to) {
+    VIGIL_ASSIGN_OR_RETURN(Stmt hours, db.Prepare(hour_sql));
+    VIGIL_RETURN_IF_ERROR(add(hours));
+  }
+  if (plan.minute_ranges.empty()) return OkStatus();
+  VIGIL_ASSIGN_OR_RETURN(Stmt minutes, db.Prepare(minute_sql));
+  for (const auto& [from, to] : plan.minute_ranges) {
+    minutes.Reset();
+    minutes.Bind(1, from).Bind(2, to);
+    VIGIL_RETURN_IF_ERROR(add(minutes));
+  }
+  return OkStatus();
+}
+
+StatusOr<WindowPlan> Plan(Db& db, int64_t since_ns, int64_t until_ns, int64_t bucket_s) {
+  VIGIL_ASSIGN_OR_RETURN(int64_t cut, ReadMinuteCut(db));
+  return PlanWindow(since_ns, until_ns, bucket_s, cut);
 }
 
 void AddTotals(json* out, double price) {
@@ -54,10 +97,17 @@ void AddTotals(json* out, double price) {
   (*out)["totals"] = t;
 }
 
-json JobJson(Stmt& st, double price) {
-  // Columns: job_key, job_id, user, team, model, framework, rule, first, last, gpus,
-  //          alloc, busy, held, energy.
-  const double alloc = st.Real(10), busy = st.Real(11), held = st.Real(12);
+void MergeInto(json* target, const json& fields) {
+  for (const auto& [k, v] : fields.items()) (*target)[k] = v;
+}
+
+// Columns: job_key, job_id, user, team, model, framework, rule, first, last, gpus.
+constexpr const char* kJobInfo =
+    "SELECT j.job_key, j.job_id, j.user, j.team, j.model, j.framework, j.rule, j.first_seen_ns,"
+    " j.last_seen_ns, (SELECT count(*) FROM job_gpus g WHERE g.job_key=j.job_key) FROM jobs j"
+    " WHERE j.job_key=?1";
+
+json JobJson(Stmt& st, const Sums& c, double price) {
   return json{{"job_id", st.Text(1)},
               {"user", st.Text(2)},
               {"team", st.Text(3)},
@@ -68,120 +118,131 @@ json JobJson(Stmt& st, double price) {
               {"last_seen", FormatTimestamp(st.Int(8))},
               {"duration_s", static_cast<double>(st.Int(8) - st.Int(7)) / 1e9},
               {"gpus", st.Int(9)},
-              {"gpu_hours", alloc / kHour},
-              {"busy_gpu_hours", busy / kHour},
-              {"held_idle_gpu_hours", held / kHour},
-              {"busy_ratio", alloc > 0 ? busy / alloc : 0.0},
-              {"energy_joules", st.Real(13)},
-              {"cost", alloc / kHour * price}};
+              {"gpu_hours", c.alloc / kHour},
+              {"busy_gpu_hours", c.busy / kHour},
+              {"held_idle_gpu_hours", c.held / kHour},
+              {"busy_ratio", c.alloc > 0 ? c.busy / c.alloc : 0.0},
+              {"energy_joules", c.energy},
+              {"cost", c.alloc / kHour * price}};
 }
 
-constexpr const char* kJobSelect =
-    "SELECT j.job_key, j.job_id, j.user, j.team, j.model, j.framework, j.rule, j.first_seen_ns,"
-    " j.last_seen_ns, (SELECT count(*) FROM job_gpus g WHERE g.job_key=j.job_key),"
-    " sum(h.alloc_s), sum(h.busy_s), sum(h.held_idle_s), sum(h.energy_j)"
-    " FROM job_hour h JOIN jobs j ON j.job_key=h.job_key WHERE h.hour_s>=?1 AND h.hour_s<?2 ";
-
-void MergeInto(json* target, const json& fields) {
-  for (const auto& [k, v] : fields.items()) (*target)[k] = v;
-}
-
-StatusOr<json> JobList(Db& db, const std::string& order, int64_t since_ns, int64_t until_ns,
+// Jobs with time in the window, largest `order` (allocated or held-idle seconds) first.
+StatusOr<json> JobList(Db& db, double Sums::*order, int64_t since_ns, int64_t until_ns,
                        double price, int64_t limit) {
-  const Window w = HourWindow(since_ns, until_ns);
-  VIGIL_ASSIGN_OR_RETURN(
-      Stmt st, db.Prepare(std::string(kJobSelect) + "GROUP BY j.job_key ORDER BY " + order +
-                          " DESC LIMIT ?3"));
-  st.Bind(1, w.h0).Bind(2, w.h1).Bind(3, limit);
+  VIGIL_ASSIGN_OR_RETURN(WindowPlan plan, Plan(db, since_ns, until_ns, 0));
+  Cells cells;
+  VIGIL_RETURN_IF_ERROR(Collect(
+      db, plan,
+      "SELECT 0, h.job_key, sum(h.alloc_s), sum(h.alloc_s), sum(h.busy_s), sum(h.held_idle_s),"
+      " sum(h.energy_j) FROM job_hour h WHERE " +
+          plan.HourFilter("h.hour_s") + " GROUP BY h.job_key",
+      "SELECT 0, m.job_key, sum(m.alloc_s), sum(m.alloc_s), sum(m.busy_s), sum(m.held_idle_s),"
+      " sum(m.energy_j) FROM ledger_minute m WHERE m.job_key<>0 AND m.minute_s>=?1 AND"
+      " m.minute_s<?2 GROUP BY m.job_key",
+      &cells));
+  std::vector<std::pair<int64_t, Sums>> ranked;
+  for (const auto& [key, c] : cells) ranked.emplace_back(std::stoll(key.second), c);
+  std::sort(ranked.begin(), ranked.end(), [order](const auto& a, const auto& b) {
+    if (a.second.*order != b.second.*order) return a.second.*order > b.second.*order;
+    return a.first < b.first;
+  });
+  if (limit >= 0 && ranked.size() > static_cast<size_t>(limit)) ranked.resize(limit);
+  VIGIL_ASSIGN_OR_RETURN(Stmt info, db.Prepare(kJobInfo));
   json jobs = json::array();
-  while (true) {
-    VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    json job = JobJson(st, price);
-    VIGIL_ASSIGN_OR_RETURN(json eff, QueryJobEfficiency(db, st.Text(1), w.h0, w.h1));
+  for (const auto& [job_key, c] : ranked) {
+    info.Reset();
+    info.Bind(1, job_key);
+    VIGIL_ASSIGN_OR_RETURN(bool row, info.Step());
+    if (!row) continue;
+    json job = JobJson(info, c, price);
+    const std::string job_id = info.Text(1);
+    VIGIL_ASSIGN_OR_RETURN(json eff, QueryJobEfficiency(db, job_id, plan.since_s, plan.until_s));
     MergeInto(&job, eff);
     jobs.push_back(std::move(job));
   }
-  return json{{"since", FormatTimestamp(w.h0 * 1000000000)},
-              {"until", FormatTimestamp(w.h1 * 1000000000)},
-              {"jobs", jobs}};
+  json out = plan.WindowJson();
+  out["jobs"] = std::move(jobs);
+  return out;
 }
 
 }  // namespace
 
 StatusOr<json> QueryAttribution(Db& db, const AttributionQuery& q) {
-  VIGIL_ASSIGN_OR_RETURN(std::string column, JobColumn(q.by));
+  VIGIL_ASSIGN_OR_RETURN(Column column, DimensionColumn(q.by));
   if (q.bucket_s < 0 || q.bucket_s % 3600 != 0) {
     return InvalidArgumentError("bucket: must be a whole number of hours");
   }
-  const Window w = HourWindow(q.since_ns, q.until_ns);
-  const std::string bucket =
-      q.bucket_s > 0 ? "(h.hour_s/" + std::to_string(q.bucket_s) + ")*" + std::to_string(q.bucket_s)
-                     : "0";
+  VIGIL_ASSIGN_OR_RETURN(WindowPlan plan, Plan(db, q.since_ns, q.until_ns, q.bucket_s));
+  const std::string hb = plan.BucketOf("h.hour_s") + " AS b, ";
+  const std::string mb = plan.BucketOf("m.minute_s") + " AS b, ";
+  const std::string hours = " WHERE " + plan.HourFilter("h.hour_s") + " GROUP BY b, k";
+  const std::string minutes = " m.minute_s>=?1 AND m.minute_s<?2 GROUP BY b, k";
+  // A job's row: its allocated time is its wall time.
+  auto job_sums = [](const std::string& t) {
+    return " AS k, sum(" + t + ".alloc_s), sum(" + t + ".alloc_s), sum(" + t + ".busy_s), sum(" +
+           t + ".held_idle_s), sum(" + t + ".energy_j)";
+  };
   const bool by_host = q.by == "host" || q.by == "gpu_model";
-  json out{{"by", q.by},
-           {"since", FormatTimestamp(w.h0 * 1000000000)},
-           {"until", FormatTimestamp(w.h1 * 1000000000)},
-           {"bucket_s", q.bucket_s},
-           {"price_per_gpu_hour", q.price_per_gpu_hour},
-           {"rows", json::array()}};
-  std::vector<std::pair<int64_t, json>> rows;
+  Cells cells;
   if (by_host) {
-    VIGIL_ASSIGN_OR_RETURN(
-        Stmt st, db.Prepare("SELECT " + bucket + " AS b, " + column +
-                            " AS k, sum(h.wall_s), sum(h.alloc_s), sum(h.busy_s),"
-                            " sum(h.held_idle_s), sum(h.energy_j) FROM host_hour h JOIN hosts s"
-                            " ON s.host_id=h.host_id WHERE h.hour_s>=?1 AND h.hour_s<?2"
-                            " GROUP BY b, k"));
-    st.Bind(1, w.h0).Bind(2, w.h1);
-    while (true) {
-      VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
-      if (!row) break;
-      rows.emplace_back(st.Int(0), GpuHoursRow(st.Text(1), st.Real(2), st.Real(3), st.Real(4),
-                                               st.Real(5), st.Real(6), q.price_per_gpu_hour));
-    }
+    VIGIL_RETURN_IF_ERROR(
+        Collect(db, plan,
+                "SELECT " + hb + std::string(column.hour) +
+                    " AS k, sum(h.wall_s), sum(h.alloc_s), sum(h.busy_s), sum(h.held_idle_s),"
+                    " sum(h.energy_j) FROM host_hour h JOIN hosts s ON s.host_id=h.host_id" +
+                    hours,
+                "SELECT " + mb + std::string(column.minute) + " AS k, " + kMinuteGpuWall + ", " +
+                    kMinuteJobAlloc + ", " + kMinuteJobBusy + ", " + kMinuteJobHeld + ", " +
+                    kMinuteGpuEnergy +
+                    " FROM ledger_minute m JOIN gpus g ON g.gpu_id=m.gpu_id JOIN hosts s ON"
+                    " s.host_id=g.host_id WHERE" +
+                    minutes,
+                &cells));
   } else {
-    VIGIL_ASSIGN_OR_RETURN(
-        Stmt st, db.Prepare("SELECT " + bucket + " AS b, " + column +
-                            " AS k, sum(h.alloc_s), sum(h.busy_s), sum(h.held_idle_s),"
-                            " sum(h.energy_j) FROM job_hour h JOIN jobs j ON j.job_key=h.job_key"
-                            " WHERE h.hour_s>=?1 AND h.hour_s<?2 GROUP BY b, k"));
-    st.Bind(1, w.h0).Bind(2, w.h1);
-    while (true) {
-      VIGIL_ASSIGN_OR_RETURN(bool row, st.Step());
-      if (!row) break;
-      rows.emplace_back(st.Int(0), GpuHoursRow(st.Text(1), st.Real(2), st.Real(2), st.Real(3),
-                                               st.Real(4), st.Real(5), q.price_per_gpu_hour));
-    }
+    VIGIL_RETURN_IF_ERROR(Collect(
+        db, plan,
+        "SELECT " + hb + std::string(column.hour) + job_sums("h") +
+            " FROM job_hour h JOIN jobs j ON j.job_key=h.job_key" + hours,
+        "SELECT " + mb + std::string(column.minute) + job_sums("m") +
+            " FROM ledger_minute m JOIN jobs j ON j.job_key=m.job_key WHERE m.job_key<>0 AND" +
+            minutes,
+        &cells));
     // GPU time no job held: the wall time of every GPU minus what jobs were allocated.
-    VIGIL_ASSIGN_OR_RETURN(
-        Stmt idle, db.Prepare("SELECT " + bucket +
-                              " AS b, sum(h.wall_s), sum(h.alloc_s), sum(h.energy_j) FROM"
-                              " host_hour h WHERE h.hour_s>=?1 AND h.hour_s<?2 GROUP BY b"));
-    idle.Bind(1, w.h0).Bind(2, w.h1);
-    while (true) {
-      VIGIL_ASSIGN_OR_RETURN(bool row, idle.Step());
-      if (!row) break;
-      const double idle_s = NonNegative(idle.Real(1) - idle.Real(2));
-      if (idle_s > 0) {
-        rows.emplace_back(idle.Int(0),
-                          GpuHoursRow(kUnallocatedKey, idle_s, 0, 0, 0, 0, q.price_per_gpu_hour));
-      }
+    Cells all;
+    VIGIL_RETURN_IF_ERROR(Collect(
+        db, plan,
+        "SELECT " + hb + "'' AS k, sum(h.wall_s), sum(h.alloc_s), 0, 0, 0 FROM host_hour h" + hours,
+        "SELECT " + mb + "'' AS k, " + kMinuteGpuWall + ", " + kMinuteJobAlloc +
+            ", 0, 0, 0 FROM ledger_minute m WHERE" + minutes,
+        &all));
+    for (const auto& [key, c] : all) {
+      const double idle_s = NonNegative(c.wall - c.alloc);
+      if (idle_s > 0) cells[{key.first, kUnallocatedKey}] = Sums{.wall = idle_s};
     }
+  }
+  std::vector<std::pair<int64_t, json>> rows;
+  for (const auto& [key, c] : cells) {
+    rows.emplace_back(key.first, GpuHoursRow(key.second, c.wall, c.alloc, c.busy, c.held, c.energy,
+                                             q.price_per_gpu_hour));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first < b.first;
     return a.second["gpu_hours"].template get<double>() >
            b.second["gpu_hours"].template get<double>();
   });
+  json out = plan.WindowJson();
+  MergeInto(&out, json{{"by", q.by},
+                       {"bucket_s", q.bucket_s},
+                       {"price_per_gpu_hour", q.price_per_gpu_hour},
+                       {"rows", json::array()}});
   for (auto& [b, row] : rows) {
     if (q.bucket_s > 0) {
-      row["bucket_start"] = FormatTimestamp(b * 1000000000);
+      row["bucket_start"] = FormatTimestamp(b * kNanosPerSecond);
       row["bucket_start_s"] = b;
     }
     if (q.by == "job" && row["key"] != kUnallocatedKey) {
-      const int64_t from = q.bucket_s > 0 ? std::max(b, w.h0) : w.h0;
-      const int64_t to = q.bucket_s > 0 ? std::min(b + q.bucket_s, w.h1) : w.h1;
+      const int64_t from = q.bucket_s > 0 ? b : plan.since_s;
+      const int64_t to = q.bucket_s > 0 ? std::min(b + q.bucket_s, plan.until_s) : plan.until_s;
       VIGIL_ASSIGN_OR_RETURN(json eff,
                              QueryJobEfficiency(db, row["key"].get<std::string>(), from, to));
       MergeInto(&row, eff);
@@ -219,13 +280,12 @@ StatusOr<json> QueryJobEfficiency(Db& db, const std::string& job_id, int64_t fro
 }
 
 StatusOr<json> QueryJobs(Db& db, int64_t since_ns, int64_t until_ns, double price, int64_t limit) {
-  return JobList(db, "sum(h.alloc_s)", since_ns, until_ns, price, limit);
+  return JobList(db, &Sums::alloc, since_ns, until_ns, price, limit);
 }
 
 StatusOr<json> QueryTopWasters(Db& db, int64_t since_ns, int64_t until_ns, double price,
                                int64_t limit) {
-  VIGIL_ASSIGN_OR_RETURN(json out,
-                         JobList(db, "sum(h.held_idle_s)", since_ns, until_ns, price, limit));
+  VIGIL_ASSIGN_OR_RETURN(json out, JobList(db, &Sums::held, since_ns, until_ns, price, limit));
   for (json& j : out["jobs"]) {
     j["held_idle_cost"] = j["held_idle_gpu_hours"].get<double>() * price;
   }

@@ -2,8 +2,13 @@
 // Read-side queries of the ledger, answering the fleet HTTP API (docs/protocols.md "Fleet
 // push" and docs/fleet.md): attribution of GPU-hours (busy / held-but-idle / idle) by a dimension
 // over a window, bucketed in time; jobs (with MFU, model FLOP/s and step time from
-// libvigil_client); one job; hosts; GPUs idle now; top wasters. Windows are
-// whole hours (the rollup grain): since rounds down, until rounds up. Owner: fleet.
+// libvigil_client); one job; hosts; GPUs idle now; top wasters. Windows are exact at minute
+// grain (ledger_window.h): the whole hours inside [since, until) come from the hourly rollups,
+// the partial hours at the edges (and the hours a bucket boundary cuts) from the minute rows; an
+// edge inside a minute counts that whole minute; an edge whose minute rows are past retention
+// counts its whole hour. Replies name the window counted ("since", "until", "since_s",
+// "until_s"), the one asked for ("asked_since", "asked_until") and the edges widened to the
+// hour ("whole_hour_edges"). Owner: fleet.
 // Thread-compatible: each call uses the Db it is given (LedgerStore::Read serialises them).
 #pragma once
 
@@ -21,7 +26,7 @@ struct AttributionQuery {
   std::string by = "team";  // team|model|user|job|framework|rule|host|gpu_model
   int64_t since_ns = 0;
   int64_t until_ns = 0;
-  int64_t bucket_s = 0;  // 0: one row per key; else a multiple of 3600.
+  int64_t bucket_s = 0;  // 0: one row per key; else a multiple of 3600, buckets from since.
   double price_per_gpu_hour = 0;
 };
 

@@ -144,6 +144,12 @@ CREATE UNIQUE INDEX cpu_profiles_by_job_host ON cpu_profiles (job_id, host, star
 CREATE INDEX cpu_profiles_by_job ON cpu_profiles (job_id, start_ns);
 CREATE INDEX cpu_profiles_by_time ON cpu_profiles (received_ns);
 )sql",
+    // 8: how far retention has deleted a table's rows (rows before cut_s are gone), so a query
+    //    knows which minute rows it can still read (ledger_window.h).
+    R"sql(
+CREATE TABLE retention_cuts (
+  table_name TEXT PRIMARY KEY, cut_s INTEGER NOT NULL) WITHOUT ROWID;
+)sql",
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 //   analyses, analysis_insights                stored vigil analyze reports (analysis_store.h)
 //   profiling_requests, profiling_decisions    fleet profiling (profiling_service.h)
 //   cpu_profiles                               continuous CPU profiles (cpu_profile_store.h)
+//   retention_cuts (table_name)                how far retention deleted ledger_minute
 // Owner: fleet. Not thread-safe: called once by LedgerStore::Open before any other use.
 #pragma once
 
@@ -22,7 +23,7 @@
 
 namespace vigil {
 
-inline constexpr int kLedgerSchemaVersion = 7;
+inline constexpr int kLedgerSchemaVersion = 8;
 
 // Sets WAL mode and the pragmas, then applies every migration above the file's user_version.
 // A file written by a newer schema is FailedPrecondition.

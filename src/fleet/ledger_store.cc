@@ -363,7 +363,9 @@ Status LedgerStore::ApplyRetention(int64_t now_ns) {
   const std::string sql =
       "BEGIN IMMEDIATE;"
       "DELETE FROM ledger_minute WHERE minute_s < " +
-      minute_cut + ";" + "DELETE FROM job_minute_metrics WHERE minute_s < " + minute_cut + ";" +
+      minute_cut + ";" + "INSERT INTO retention_cuts VALUES ('ledger_minute', " + minute_cut +
+      ") ON CONFLICT DO UPDATE SET cut_s=max(cut_s, excluded.cut_s);" +
+      "DELETE FROM job_minute_metrics WHERE minute_s < " + minute_cut + ";" +
       "DELETE FROM gpu_minute_gauges WHERE minute_s < " + minute_cut + ";" +
       "DELETE FROM job_hour WHERE hour_s < " + hour_cut + ";" +
       "DELETE FROM host_hour WHERE hour_s < " + hour_cut + ";" +

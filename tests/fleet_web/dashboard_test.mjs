@@ -121,6 +121,10 @@ async function main() {
     const attr = await (await fetch(`${base}/api/v1/attribution?by=team&since=24h`)).json();
     const teamsInLedger = attr.rows.map((r) => r.key);
     check(TEAMS.every((t) => teamsInLedger.includes(t)), `ledger has the teams pushed (${teamsInLedger.join(', ')})`);
+    const nowS = Date.now() / 1000;
+    check(attr.since_s % 60 === 0 && [86400, 86460].includes(attr.until_s - attr.since_s) && Math.abs(attr.until_s - nowS) < 120
+      && attr.whole_hour_edges.length === 0,
+      `attribution counts exactly the last 24 h, to the minute (${attr.since} – ${attr.until})`);
 
     const index = await fetch(`${base}/`);
     check(index.ok && index.headers.get('content-type').startsWith('text/html'), 'GET / serves index.html');
@@ -180,6 +184,9 @@ async function main() {
     check(Number.parseFloat(kpi) > 10, `overview: GPU-hours total shown (${kpi})`);
     const wasters = await page.$$eval('.card table.grid tbody tr', (rows) => rows.map((r) => r.textContent));
     check(wasters.some((t) => t.includes('1002')), 'overview: the held-idle job 1002 is among the top wasters');
+    const overviewSub = await page.$eval('.page-head .sub', (e) => e.textContent);
+    check(overviewSub.includes(' counted)') && !overviewSub.includes('whole hours'),
+      `overview: names the window it counted (${overviewSub})`);
     await page.screenshot({ path: join(outDir, 'overview.png'), fullPage: true });
 
     // Attribution drill-down: team -> model -> user -> job -> job page.

@@ -50,6 +50,15 @@ export function when(rfc3339) {
   });
 }
 
+// The window a ledger reply counted (its since/until, to the minute), and the edges counted as
+// their whole hour because their minute rows are past retention.
+export function counted(reply) {
+  const text = `${when(reply.since)} – ${when(reply.until)} counted`;
+  const edges = reply.whole_hour_edges || [];
+  if (!edges.length) return text;
+  return `${text}; ${edges.join(' and ')} widened to the whole hour (minute rows past retention)`;
+}
+
 export function flops(v) {
   if (v === null || v === undefined || !Number.isFinite(v)) return '—';
   const units = ['FLOP/s', 'kFLOP/s', 'MFLOP/s', 'GFLOP/s', 'TFLOP/s', 'PFLOP/s'];

@@ -63,7 +63,7 @@ export async function attribution(root, ctx) {
 
   root.append(
     h('div', { class: 'page-head' }, h('h1', {}, 'GPU-hour attribution'),
-      h('p', { class: 'sub' }, `${f.when(jobs.since)} – ${f.when(jobs.until)} · click a row to drill down (team → model → user → job)`)),
+      h('p', { class: 'sub' }, `${f.counted(jobs)} · click a row to drill down (team → model → user → job)`)),
     h('nav', { class: 'crumbs', id: 'crumbs' }, crumbs),
     card(`By ${NAMES[level].toLowerCase()}`, `${groups.length} ${level === 'job' ? 'jobs' : 'groups'} · ${f.gpuHours(total)} allocated GPU-hours`,
       h('div', { class: 'legend-inline' },

@@ -22,7 +22,8 @@ export async function heatmap(root, ctx) {
   if (!ctx.current()) return;
   const step = data.bucket_s;
   const xs = [];
-  for (let t = Math.floor(ctx.win.from / step) * step; t < ctx.win.to; t += step) xs.push(t);
+  // Buckets start at the window counted (the API's since_s, to the minute).
+  for (let t = data.since_s; t < data.until_s; t += step) xs.push(t);
   const hosts = [...new Set(data.rows.map((r) => r.key))].sort();
   const col = new Map(xs.map((x, i) => [x, i]));
   const cells = hosts.map(() => xs.map(() => null));
@@ -39,7 +40,7 @@ export async function heatmap(root, ctx) {
     Object.entries(METRICS).map(([k, m]) =>
       h('a', { href: `#/heatmap?metric=${k}`, class: k === metric ? 'on' : null }, m.label)));
   root.append(h('div', { class: 'page-head' }, h('h1', {}, 'Utilisation by host'),
-    h('p', { class: 'sub' }, `share of each host's reported GPU time that was ${METRICS[metric].label}, per ${data.bucket_s / 3600} h; click a host for its GPUs`)));
+    h('p', { class: 'sub' }, `share of each host's reported GPU time that was ${METRICS[metric].label}, per ${data.bucket_s / 3600} h (${f.counted(data)}); click a host for its GPUs`)));
   if (!hosts.length) {
     root.append(card('No hosts', null, empty('Nothing reported in this window', 'Hosts appear once their vigild pushes to this service.')));
     return;

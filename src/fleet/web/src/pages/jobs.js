@@ -19,7 +19,7 @@ export async function jobs(root, ctx) {
   const price = attr.price_per_gpu_hour;
   root.append(
     h('div', { class: 'page-head' }, h('h1', {}, 'Jobs'),
-      h('p', { class: 'sub' }, `${data.jobs.length} jobs in ${f.when(data.since)} – ${f.when(data.until)}, by GPU-hours`)),
+      h('p', { class: 'sub' }, `${data.jobs.length} jobs by GPU-hours · ${f.counted(data)}`)),
     card('Jobs', null,
       data.jobs.length
         ? table(

@@ -28,7 +28,7 @@ export async function overview(root, ctx) {
 
   root.append(
     h('div', { class: 'page-head' }, h('h1', {}, 'Fleet overview'),
-      h('p', { class: 'sub' }, `${windowText(ctx.win)} (whole hours ${f.when(teams.since)} – ${f.when(teams.until)} counted) · ${hosts.hosts.length} hosts · ${gpus} GPUs`)),
+      h('p', { class: 'sub' }, `${windowText(ctx.win)} (${f.counted(teams)}) · ${hosts.hosts.length} hosts · ${gpus} GPUs`)),
     h('div', { class: 'kpis' },
       kpi('GPU-hours', f.gpuHours(t.gpu_hours), price ? f.money(t.cost, price) : 'reported wall time'),
       kpi('Busy', f.pct(t.busy_gpu_hours, t.gpu_hours), `${f.gpuHours(t.busy_gpu_hours)} GPU-h doing work`, 'good'),
