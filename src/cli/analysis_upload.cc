@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <zlib.h>
@@ -16,6 +18,7 @@
 #include "base/strings.h"
 #include "cli/fleet_endpoint.h"
 #include "cli/http_exchange.h"
+#include "trace/analyze_inputs.h"
 
 namespace vigil {
 namespace {
@@ -98,6 +101,38 @@ int Upload(CliContext& ctx, const AnalysisUploadFlags& flags, const std::string&
   return kExitOk;
 }
 
+// --independent: each file is its own job's trace, so each report is uploaded on its own, to
+// the job in that file's metadata (checked for every file before any analysis).
+int UploadEach(CliContext& ctx, trace::AnalyzeOptions options, const AnalysisUploadFlags& flags,
+               FILE* out, FILE* err) {
+  if (!flags.job_id.empty()) {
+    std::fprintf(err,
+                 "vigil: analyze: --upload with --independent sends each file's report to the job "
+                 "in its own metadata; --job-id names one job\n");
+    return kExitUsage;
+  }
+  std::vector<std::string> paths = {options.input};
+  paths.insert(paths.end(), options.more_inputs.begin(), options.more_inputs.end());
+  StatusOr<trace::TraceInputs> inputs = trace::ExpandTraceInputs(paths);
+  if (!inputs.ok()) return trace::RunAnalyze(options, out, err);  // Which says why.
+  std::map<std::string, std::string> job_ids;
+  for (const std::string& file : inputs->files) {
+    const std::string job_id = JobIdFromTrace(file);
+    if (job_id.empty()) {
+      std::fprintf(err,
+                   "vigil: analyze: --upload with --independent: %s carries no job_id metadata "
+                   "(each report goes to its own file's job)\n",
+                   file.c_str());
+      return kExitUsage;
+    }
+    job_ids[file] = job_id;
+  }
+  options.each_report = [&](const std::string& file, const std::string& report) {
+    return Upload(ctx, flags, job_ids[file], file, report, out, err);
+  };
+  return trace::RunAnalyze(options, out, err);
+}
+
 }  // namespace
 
 void AddAnalysisUploadFlags(CLI::App* cmd, AnalysisUploadFlags* flags) {
@@ -152,15 +187,12 @@ int AnalyzeAndUpload(CliContext& ctx, trace::AnalyzeOptions options,
     }
     return trace::RunAnalyze(options, out, err);
   }
-  if (options.independent) {
-    std::fprintf(err, "vigil: analyze: --upload sends one job's report; not with --independent\n");
-    return kExitUsage;
-  }
   if (flags.url.rfind("http://", 0) != 0 && flags.url.rfind("https://", 0) != 0) {
     std::fprintf(err, "vigil: analyze: --upload must be http://HOST:PORT, got %s\n",
                  flags.url.c_str());
     return kExitUsage;
   }
+  if (options.independent) return UploadEach(ctx, std::move(options), flags, out, err);
   const std::string job_id = flags.job_id.empty() ? JobIdFromTrace(options.input) : flags.job_id;
   if (job_id.empty()) {
     std::fprintf(err, "vigil: analyze: --upload needs --job-id: %s carries no job_id metadata\n",

@@ -4,8 +4,10 @@
 // "Analysis upload"), so the job's page and the fleet's Workflows page show it. The job id comes
 // from --job-id, else from the trace's own metadata ("job_id" near the top of the file, as
 // PyTorch's profiler writes extra metadata); without either the upload is refused before any
-// analysis runs. The token file is --fleet-token-file, else the global --token-file (its first
-// line "HOST TOKEN" or just "TOKEN"). Owner: cli. Single-threaded.
+// analysis runs. With --independent each file's report is uploaded on its own, to the job in
+// that file's metadata (--job-id is refused: it names one job). The token file is
+// --fleet-token-file, else the global --token-file (its first line "HOST TOKEN" or just
+// "TOKEN"). Owner: cli. Single-threaded.
 #pragma once
 
 #include <cstdio>

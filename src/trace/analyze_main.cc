@@ -16,6 +16,7 @@
 #include "trace/analysis/graph_captures.h"
 #include "trace/analysis/trace_diff.h"
 #include "trace/analysis/what_if.h"
+#include "trace/analyze_independent.h"
 #include "trace/analyze_inputs.h"
 #include "trace/analyzer.h"
 #include "trace/reader/kineto_reader.h"
@@ -99,28 +100,6 @@ StatusOr<std::vector<RankTrace>> Load(const std::vector<std::string>& paths,
   return Load(inputs, o, err);
 }
 
-// --independent: one summary per file, each file its own job.
-int RunIndependent(const TraceInputs& inputs, const AnalyzeOptions& o, const AnalysisConfig& config,
-                   const InsightThresholds& thresholds, FILE* out, FILE* err) {
-  int code = 0;
-  for (size_t i = 0; i < inputs.files.size(); ++i) {
-    TraceInputs one;
-    one.files = {inputs.files[i]};
-    auto traces = Load(one, o, err);
-    if (!traces.ok()) {
-      std::fprintf(err, "vigil analyze: %s\n", traces.status().ToString().c_str());
-      code = 1;
-      continue;
-    }
-    const Report report = Analyze(*traces, config, thresholds);
-    if (o.quiet) continue;
-    std::fprintf(out, "%s== %s (%zu of %zu, analysed on its own) ==\n", i == 0 ? "" : "\n",
-                 inputs.files[i].c_str(), i + 1, inputs.files.size());
-    std::fputs(RenderTextSummary(report).c_str(), out);
-  }
-  return code;
-}
-
 // The checks that need no trace: output paths, the files --diff and --merge-snoop name, and
 // the flags --independent does not go with. 0, or the exit code after saying why.
 int CheckBeforeReading(const AnalyzeOptions& o, FILE* err) {
@@ -128,6 +107,14 @@ int CheckBeforeReading(const AnalyzeOptions& o, FILE* err) {
   for (const auto& [path, flag] : {Flag{&o.json_path, "--json"}, Flag{&o.html_path, "--html"},
                                    Flag{&o.perfetto_path, "--perfetto"}}) {
     if (path->empty()) continue;
+    if (o.independent && *path == "-") {
+      std::fprintf(err,
+                   "vigil analyze: %s -: --independent writes one report per file, to files "
+                   "(give a name or a directory)\n",
+                   flag);
+      return 2;
+    }
+    if (o.independent) continue;  // One path per file: checked once the files are known.
     Status st = CheckOutputPath(*path);
     if (!st.ok()) {
       std::fprintf(err, "vigil analyze: %s: %s\n", flag, st.message().c_str());
@@ -141,11 +128,10 @@ int CheckBeforeReading(const AnalyzeOptions& o, FILE* err) {
       return 2;
     }
   }
-  if (o.independent && (!o.json_path.empty() || !o.html_path.empty() || !o.perfetto_path.empty() ||
-                        !o.diff_path.empty())) {
+  if (o.independent && (!o.diff_path.empty() || !o.merge_snoop_path.empty())) {
     std::fprintf(err,
-                 "vigil analyze: --independent prints one summary per file; --json, --html, "
-                 "--perfetto and --diff take the traces of one job\n");
+                 "vigil analyze: --independent analyses each file on its own; --diff and "
+                 "--merge-snoop take the traces of one job\n");
     return 2;
   }
   return 0;
@@ -259,7 +245,12 @@ int RunAnalyze(const AnalyzeOptions& o, FILE* out, FILE* err) {
     std::fprintf(err, "vigil analyze: %s\n", inputs.status().ToString().c_str());
     return 1;
   }
-  if (o.independent) return RunIndependent(*inputs, o, config, thresholds, out, err);
+  if (o.independent) {
+    if (int code = CheckPerFileOutputs(*inputs, o, err); code != 0) return code;
+    return RunIndependent(
+        *inputs, o, config, thresholds, [&](const TraceInputs& one) { return Load(one, o, err); },
+        out, err);
+  }
   auto traces = Load(*inputs, o, err);
   if (!traces.ok()) {
     std::fprintf(err, "vigil analyze: %s\n", traces.status().ToString().c_str());

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,12 @@ namespace vigil::trace {
 struct AnalyzeOptions {
   std::string input;                     // a trace file, a directory of per-rank files or a glob
   std::vector<std::string> more_inputs;  // further files, directories or globs, of the same job
-  // --independent: each file analysed on its own (one summary each) instead of as one job's ranks.
+  // --independent: each file analysed on its own (one summary and one set of reports each,
+  // analyze_independent.h) instead of as one job's ranks.
   bool independent = false;
+  // With --independent: called after each file's analysis with the file and its JSON report;
+  // the exit code it returns counts as that file's (`vigil analyze --upload` sends each report).
+  std::function<int(const std::string& file, const std::string& json_report)> each_report;
   // --same-job: the files are known to be one job's (vigil-fleet collects them per job): skip the
   // check that refuses traces of different jobs.
   bool same_job = false;

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // `vigil analyze` with what a user gives it: several files and globs of one job's ranks; a folder
 // or list that mixes traces of different jobs (refused with the reason, or each file on its own
-// with --independent); outputs that cannot be written (refused before reading anything); and a
-// threshold name that does not exist (the valid names listed). The multi-rank checks use the real
-// traces of ../shared/traces and skip with a message when that folder is absent.
+// with --independent, then one report per file); outputs that cannot be written (refused before
+// reading anything); and a threshold name that does not exist (the valid names listed). The
+// multi-rank checks use the real traces of ../shared/traces and skip with a message when that
+// folder is absent.
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "vigil_run.h"
 
@@ -81,9 +85,78 @@ TEST_F(AnalyzeInputsTest, AFolderOfDifferentJobsIsRefusedUnlessIndependent) {
                                      "/gaunernst_bert-small-uncased__1016001.json.gz (3 of 4, "
                                      "analysed on its own) =="))
       << each.out;
-  RunResult json = Analyze("--independent --json " + dir_.path() + "/r.json " + kH100Models);
-  EXPECT_EQ(json.exit_code, 2);
-  EXPECT_TRUE(Contains(json.err, "--independent prints one summary per file")) << json.err;
+  // One report per file, named after it.
+  RunResult json = Analyze("-q --independent --json " + dir_.path() + "/r.json " + kH100Models);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const std::string bert = dir_.path() + "/r-gaunernst_bert-small-uncased__1016001.json";
+  EXPECT_TRUE(fs::exists(bert)) << json.out;
+  EXPECT_EQ(Count(json.out, "Wrote json report of "), 4u) << json.out;
+}
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str(), nullptr, false);
+}
+
+// --independent with reports: each file's reports named after it (OUT-<stem>.ext, or
+// DIR/<stem>.ext), each holding that file's analysis; the paths written are listed.
+TEST_F(AnalyzeInputsTest, IndependentWritesOneReportPerFile) {
+  const std::string h100 = kDataTraces + "/h100_bert_small.json.gz";
+  const std::string a100 = kDataTraces + "/a100_alexnet_sync.json.gz";
+  const std::string dir = dir_.path() + "/reports/";
+  RunResult r = Analyze("-q --independent --json " + dir + " --html " + dir_.path() + "/r.html " +
+                        h100 + " " + a100);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct Expect {
+    std::string trace, stem, device;
+  } each[] = {{h100, "h100_bert_small", "H100"}, {a100, "a100_alexnet_sync", "A100"}};
+  for (const Expect& e : each) {
+    const std::string json_path = dir + e.stem + ".json";
+    const std::string html_path = dir_.path() + "/r-" + e.stem + ".html";
+    EXPECT_TRUE(Contains(r.out, "Wrote json report of " + e.trace + " to " + json_path)) << r.out;
+    EXPECT_TRUE(Contains(r.out, "Wrote html report of " + e.trace + " to " + html_path)) << r.out;
+    const nlohmann::json report = ReadJson(json_path);
+    ASSERT_FALSE(report.is_discarded()) << json_path;
+    ASSERT_EQ(report["ranks"].size(), 1u) << json_path;
+    EXPECT_EQ(report["ranks"][0]["file"], e.trace);
+    EXPECT_TRUE(Contains(report["ranks"][0]["device"].get<std::string>(), e.device))
+        << report["ranks"][0]["device"];
+    ASSERT_TRUE(fs::exists(html_path));
+    EXPECT_GT(fs::file_size(html_path), 1000u);
+  }
+  EXPECT_EQ(Count(r.out, "Wrote "), 4u) << r.out;
+  // A trailing '/' names a directory (made when missing, refused when a file); stdout takes one
+  // report only.
+  RunResult not_dir = Analyze("--independent --json " + h100 + "/ " + h100);
+  EXPECT_EQ(not_dir.exit_code, 2);
+  EXPECT_TRUE(Contains(not_dir.err, "vigil analyze: --json: mkdir " + h100 + "/: ")) << not_dir.err;
+  EXPECT_TRUE(Contains(not_dir.err, "not a directory")) << not_dir.err;
+  RunResult to_stdout = Analyze("--independent --json - " + h100);
+  EXPECT_EQ(to_stdout.exit_code, 2);
+  EXPECT_TRUE(Contains(to_stdout.err, "--independent writes one report per file")) << to_stdout.err;
+}
+
+// Two inputs of one name would overwrite each other's reports: refused before reading.
+TEST_F(AnalyzeInputsTest, IndependentRefusesTwoFilesOfOneName) {
+  const std::string trace = kDataTraces + "/h100_bert_small.json.gz";
+  fs::create_directories(dir_.path() + "/x");
+  fs::create_directories(dir_.path() + "/y");
+  fs::copy_file(trace, dir_.path() + "/x/run.json.gz");
+  fs::copy_file(trace, dir_.path() + "/y/run.json.gz");
+  RunResult r = Analyze("--independent --html " + dir_.path() + "/r.html " + dir_.path() +
+                        "/x/run.json.gz " + dir_.path() + "/y/run.json.gz");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "vigil analyze: --independent: " + dir_.path() + "/x/run.json.gz and " +
+                       dir_.path() + "/y/run.json.gz would write the same reports (both are " +
+                       "named run); rename one, or analyse them in separate runs\n");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_FALSE(fs::exists(dir_.path() + "/r-run.html"));
+  // Without report files there is nothing to collide.
+  RunResult summaries = Analyze("-q --independent " + dir_.path() + "/x/run.json.gz " +
+                                dir_.path() + "/y/run.json.gz");
+  EXPECT_EQ(summaries.exit_code, 0) << summaries.err;
 }
 
 // Traces of this repository: an NCCL training rank and an inference rank share no collective;

@@ -3,7 +3,7 @@
 // is the one `vigil analyze --json` writes; the job id comes from --job-id or the trace's
 // metadata; an operator's token uploads for any job, a host's only for the jobs that host
 // reported; bad tokens, missing job ids and an unreachable service are reported with their exit
-// codes.
+// codes; with --independent each file's report goes to its own job.
 #include <unistd.h>
 
 #include <chrono>
@@ -125,6 +125,43 @@ TEST_F(AnalysisUploadTest, JobIdComesFromTheTraceMetadataElseIsRequired) {
             0)
       << out;
   EXPECT_EQ(Get("/api/v1/analyses?job_id=meta-42")["analyses"].size(), 1u);
+}
+
+// --independent: each file's report goes to the job in that file's metadata, on its own.
+TEST_F(AnalysisUploadTest, IndependentUploadsEachFileToItsOwnJob) {
+  const std::string text = Gunzip(traces_ + "h100_bert_small.json.gz");
+  ASSERT_EQ(text.substr(0, 1), "{");
+  std::vector<std::string> files;
+  for (const std::string job : {"meta-1", "meta-2"}) {
+    files.push_back((dir_ / (job + ".json")).string());
+    std::ofstream(files.back()) << "{\"job_id\": \"" << job << "\", " << text.substr(1);
+  }
+  const std::string token = (dir_ / "client-token").string();
+  std::string out;
+  ASSERT_EQ(Analyze({"-q", "--independent", files[0], files[1], "--upload", fleet_->url(),
+                     "--token-file", token},
+                    &out),
+            0)
+      << out;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::string job = "meta-" + std::to_string(i + 1);
+    EXPECT_NE(out.find("as analysis " + std::to_string(i + 1) + " of job " + job),
+              std::string::npos)
+        << out;
+    const json list = Get("/api/v1/analyses?job_id=" + job)["analyses"];
+    ASSERT_EQ(list.size(), 1u) << job;
+    EXPECT_EQ(list[0]["trace_path"], files[i]);
+  }
+  // --job-id names one job; a file without metadata is refused before anything is sent.
+  EXPECT_EQ(Analyze({"-q", "--independent", files[0], files[1], "--upload", fleet_->url(),
+                     "--job-id", "J", "--token-file", token},
+                    &out),
+            2);
+  EXPECT_EQ(Analyze({"-q", "--independent", files[0], traces_ + "h100_bert_small.json.gz",
+                     "--upload", fleet_->url(), "--token-file", token},
+                    &out),
+            2);
+  EXPECT_EQ(Get("/api/v1/analyses")["analyses"].size(), 2u);
 }
 
 TEST_F(AnalysisUploadTest, RefusedTokenAndUnreachableServiceAreFailures) {
