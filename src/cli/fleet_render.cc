@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "base/strings.h"
 #include "cli/format.h"
 
 namespace vigil {
@@ -99,6 +100,14 @@ std::string RenderAttributionTable(const json& reply) {
     out +=
         "note: no GPU-hours in this window: no host reported GPU samples in it (`vigil fleet "
         "hosts` lists the hosts that report); try a longer --since\n";
+  }
+  const json edges = reply.value("whole_hour_edges", json::array());
+  if (edges.is_array() && !edges.empty()) {
+    std::vector<std::string> names;
+    for (const json& e : edges) names.push_back(e.is_string() ? e.get<std::string>() : "");
+    out += "note: the minute rows of this window's " + Join(names, " and ") +
+           " edge are past the ledger's retention: counted to the whole hour (asked " +
+           reply.value("asked_since", "") + " to " + reply.value("asked_until", "") + ")\n";
   }
   for (const json& note : reply.value("notes", json::array())) {
     if (note.is_string()) out += "note: " + note.get<std::string>() + "\n";

@@ -57,6 +57,19 @@ TEST(FleetRenderTest, TableShowsMfuColumnsOnlyForJobsAndPrintsNotes) {
   EXPECT_NE(t.find("DEV-S/GB"), std::string::npos) << t;
   EXPECT_NE(t.find(" 2.5\n"), std::string::npos) << t;  // 2.5e-9 s per byte: 2.5 s per GB.
   EXPECT_NE(t.find("note: idle is approximate\n"), std::string::npos) << t;
+  EXPECT_EQ(t.find("past the ledger's retention"), std::string::npos) << t;
+}
+
+TEST(FleetRenderTest, TableSaysWhichEdgesWereCountedToTheWholeHour) {
+  json team = Reply("team");
+  team["asked_since"] = "A";
+  team["asked_until"] = "B";
+  team["whole_hour_edges"] = json::array({"since"});
+  EXPECT_NE(RenderAttributionTable(team).find(
+                "note: the minute rows of this window's since edge are past the ledger's "
+                "retention: counted to the whole hour (asked A to B)\n"),
+            std::string::npos)
+      << RenderAttributionTable(team);
 }
 
 TEST(FleetRenderTest, JobsListAndOneJob) {
