@@ -25,7 +25,9 @@ void AddAnalyzeCommand(CLI::App& app, CliContext& ctx) {
                   "one job (see --independent)")
       ->required();
   cmd->add_flag("--independent", opts->independent,
-                "Analyse each file on its own, for traces of different jobs (one summary each)");
+                "Analyse each file on its own, for traces of different jobs: one summary each, "
+                "and one report each (--json/--html/--perfetto OUT.ext: OUT-<stem>.ext, or "
+                "DIR/<stem>.ext for a directory)");
   cmd->add_flag("--same-job", opts->same_job,
                 "The files are one job's: skip the check that refuses traces of different jobs");
   cmd->add_option("--json", opts->json_path,

@@ -80,6 +80,8 @@ int CheckPerFileOutputs(const TraceInputs& inputs, const AnalyzeOptions& o, FILE
         return 2;
       }
     }
+  }
+  for (const PerFileOutput& w : outputs) {
     for (const std::string& file : inputs.files) {
       Status st = CheckOutputPath(PerFileOutputPath(*w.path, file, w.dir_ext));
       if (!st.ok()) {
