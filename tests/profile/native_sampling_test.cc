@@ -53,7 +53,10 @@ StatusOr<ProfileSessionResult> Sample(int pid, UnwindMode unwind,
   if (result.ok()) {
     ExpectSamplesMatchCpuTime(result->profile.total_samples(),
                               testing::CpuSeconds(pid) - cpu_before);
-    EXPECT_EQ(result->lost, 0u);
+    // DWARF samples carry a copy of the user stack each: on a loaded machine (the sanitizer
+    // build, tests in parallel) the reader can fall behind and the ring drop a few. A few in a
+    // hundred is the kernel's overflow, not a defect; more would be.
+    EXPECT_LE(result->lost, result->profile.total_samples() / 20 + 2);
   }
   return result;
 }
