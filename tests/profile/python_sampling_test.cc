@@ -129,9 +129,11 @@ TEST_P(PythonSamplingTest, CExtensionFrameSitsOnItsPythonCaller) {
   }
   // 90 %, as for the pure-Python loop: a DWARF unwind can land between the caller and the C call.
   EXPECT_GE(exact, profile.total_samples() * 90 / 100) << testing::TopFolded(profile);
-  // ctypes releases the GIL around the foreign call: the thread runs C without holding it.
+  // ctypes releases the GIL around the foreign call: the thread runs C without holding it. The
+  // GIL is read from outside after the sample, not at it, so a loaded machine shifts a few samples
+  // onto the short stretch between calls (18 of ~300 in one loaded run); a held GIL reads ~100 %.
   EXPECT_GE(result->stacks.python_samples, profile.total_samples() * 95 / 100);
-  EXPECT_LE(result->stacks.gil_samples, result->stacks.python_samples * 5 / 100);
+  EXPECT_LE(result->stacks.gil_samples, result->stacks.python_samples * 10 / 100);
 }
 
 INSTANTIATE_TEST_SUITE_P(Unwind, PythonSamplingTest,
