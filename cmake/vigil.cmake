@@ -57,6 +57,12 @@ function(vigil_test name)
       VIGIL_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock GTest::gtest_main)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  # Plugins load from ../lib/vigil/ beside the binary (base/plugin.h): have them built.
+  foreach(plugin vigil_http_client_plugin vigil_kubelet_plugin)
+    if(TARGET ${plugin})
+      add_dependencies(${name} ${plugin})
+    endif()
+  endforeach()
   gtest_discover_tests(${name} PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${ARG_TIMEOUT}
                        DISCOVERY_TIMEOUT 60)
 endfunction()

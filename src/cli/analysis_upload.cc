@@ -15,9 +15,9 @@
 #include <zlib.h>
 
 #include "base/file_util.h"
+#include "base/http_exchange.h"
 #include "base/strings.h"
 #include "cli/fleet_endpoint.h"
-#include "cli/http_exchange.h"
 #include "trace/analyze_inputs.h"
 
 namespace vigil {

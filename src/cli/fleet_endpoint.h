@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/http_exchange.h"
 #include "base/status.h"
 #include "cli/cli_context.h"
-#include "cli/http_exchange.h"
 
 namespace vigil {
 

@@ -1,13 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "daemon/http_server.h"
 
-#include <exception>
 #include <utility>
 
-#include <httplib.h>
-
-#include "base/logging.h"
-#include "base/strings.h"
 #include "base/time_util.h"
 #include "daemon/api_time.h"
 #include "daemon/landing_page.h"
@@ -18,33 +13,15 @@ namespace {
 constexpr char kJson[] = "application/json";
 constexpr char kPromText[] = "text/plain; version=0.0.4; charset=utf-8";
 
-void ReplyJson(httplib::Response& res, int code, const nlohmann::json& body) {
+void ReplyJson(GetReply& res, int code, const nlohmann::json& body) {
   res.status = code;
-  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJson);
-}
-
-void ReplyError(httplib::Response& res, int code, const std::string& message) {
-  ReplyJson(res, code, nlohmann::json{{"error", message}});
+  res.content_type = kJson;
+  res.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // 400 for a bad request, 500 for anything else the daemon could not answer.
-void ReplyStatus(httplib::Response& res, const Status& s) {
-  ReplyError(res, s.code() == StatusCode::kInvalidArgument ? 400 : 500, s.message());
-}
-
-std::string Param(const httplib::Request& req, const char* name) {
-  return req.has_param(name) ? req.get_param_value(name) : std::string();
-}
-
-// Every endpoint is a GET: any other method, any body (Content-Length > 0; Transfer-Encoding is
-// refused by the httpd layer) and any Content-Encoding are refused before a byte is read.
-bool CheckHead(httplib::Request& req, httplib::Response& res) {
-  if (req.method != "GET" && req.method != "HEAD") {
-    res.set_header("Allow", "GET, HEAD");
-    SetJsonError(res, 405, "only GET is served");
-    return false;
-  }
-  return CheckBody(req, res, BodyRule::kNone);
+void ReplyStatus(GetReply& res, const Status& s) {
+  SetJsonError(res, s.code() == StatusCode::kInvalidArgument ? 400 : 500, s.message());
 }
 
 }  // namespace
@@ -55,100 +32,93 @@ HttpServer::HttpServer(HttpServerOptions options, HttpApi api)
 HttpServer::~HttpServer() { Stop(); }
 
 void HttpServer::AddRoutes() {
-  server_->Get("/", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(LandingPageHtml(api_.host_name), "text/html; charset=utf-8");
+  server_->Route("/", [this](const GetRequest&, GetReply& res) {
+    res.content_type = "text/html; charset=utf-8";
+    res.body = LandingPageHtml(api_.host_name);
   });
-  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(api_.metrics_text(), kPromText);
+  server_->Route("/metrics", [this](const GetRequest&, GetReply& res) {
+    res.content_type = kPromText;
+    res.body = api_.metrics_text();
   });
-  server_->Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+  server_->Route("/healthz", [this](const GetRequest&, GetReply& res) {
     Status s = api_.health();
     res.status = s.ok() ? 200 : 503;
-    res.set_content(s.ok() ? "ok\n" : s.message() + "\n", "text/plain; charset=utf-8");
+    res.body = s.ok() ? "ok\n" : s.message() + "\n";
   });
-  server_->Get("/api/v1/status", [this](const httplib::Request&, httplib::Response& res) {
-    ReplyJson(res, 200, api_.status());
-  });
-  server_->Get("/api/v1/profiles", [this](const httplib::Request&, httplib::Response& res) {
+  server_->Route("/api/v1/status",
+                 [this](const GetRequest&, GetReply& res) { ReplyJson(res, 200, api_.status()); });
+  server_->Route("/api/v1/profiles", [this](const GetRequest&, GetReply& res) {
     if (!api_.profiles) {
-      ReplyError(res, 404, "continuous profiling is off (vigild --profile.continuous)");
+      SetJsonError(res, 404, "continuous profiling is off (vigild --profile.continuous)");
       return;
     }
     ReplyJson(res, 200, api_.profiles());
   });
-  server_->Get(
-      R"(/api/v1/profiles/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
-        if (!api_.profile) {
-          ReplyError(res, 404, "continuous profiling is off (vigild --profile.continuous)");
-          return;
-        }
-        auto reply = api_.profile(req.matches[1].str(), Param(req, "format"));
-        if (!reply.ok()) {
-          ReplyError(res, reply.status().code() == StatusCode::kNotFound ? 404 : 400,
-                     reply.status().message());
-          return;
-        }
-        if (!reply->filename.empty()) {
-          res.set_header("Content-Disposition", "attachment; filename=\"" + reply->filename + "\"");
-        }
-        res.set_content(std::move(reply->body), reply->content_type);
-      });
-  server_->Get("/api/v1/latest", [this](const httplib::Request& req, httplib::Response& res) {
-    auto reply = api_.latest(Param(req, "selector"));
+  server_->RoutePrefix("/api/v1/profiles/", [this](const GetRequest& req, GetReply& res) {
+    if (!api_.profile) {
+      SetJsonError(res, 404, "continuous profiling is off (vigild --profile.continuous)");
+      return;
+    }
+    auto reply = api_.profile(req.rest, req.Param("format"));
+    if (!reply.ok()) {
+      SetJsonError(res, reply.status().code() == StatusCode::kNotFound ? 404 : 400,
+                   reply.status().message());
+      return;
+    }
+    if (!reply->filename.empty()) {
+      res.headers.emplace_back("Content-Disposition",
+                               "attachment; filename=\"" + reply->filename + "\"");
+    }
+    res.content_type = reply->content_type;
+    res.body = std::move(reply->body);
+  });
+  server_->Route("/api/v1/latest", [this](const GetRequest& req, GetReply& res) {
+    auto reply = api_.latest(req.Param("selector"));
     if (!reply.ok()) {
       ReplyStatus(res, reply.status());
       return;
     }
     ReplyJson(res, 200, *reply);
   });
-  server_->Get("/api/v1/range", [this](const httplib::Request& req, httplib::Response& res) {
+  server_->Route("/api/v1/range", [this](const GetRequest& req, GetReply& res) {
     const int64_t now = UnixNanos();
-    auto end = ParseApiTime(Param(req, "end"), now);
+    auto end = ParseApiTime(req.Param("end"), now);
     if (!end.ok()) {
       ReplyStatus(res, end.status());
       return;
     }
     StatusOr<int64_t> start = *end - options_.default_range_ns;
-    if (req.has_param("start")) {
-      start = ParseApiTime(Param(req, "start"), now);
+    if (req.HasParam("start")) {
+      start = ParseApiTime(req.Param("start"), now);
     }
     if (!start.ok()) {
       ReplyStatus(res, start.status());
       return;
     }
-    auto step = ParseApiStep(Param(req, "step"));
+    auto step = ParseApiStep(req.Param("step"));
     if (!step.ok()) {
       ReplyStatus(res, step.status());
       return;
     }
     if (*start > *end) {
-      ReplyError(res, 400, "start is after end");
+      SetJsonError(res, 400, "start is after end");
       return;
     }
     if (Status work = CheckRangeWork(*start, *end, *step); !work.ok()) {
       ReplyStatus(res, work);
       return;
     }
-    auto reply = api_.range(Param(req, "selector"), *start, *end, *step);
+    auto reply = api_.range(req.Param("selector"), *start, *end, *step);
     if (!reply.ok()) {
       ReplyStatus(res, reply.status());
       return;
     }
     ReplyJson(res, 200, *reply);
   });
-  server_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
-    if (res.status == 404 && res.body.empty()) {  // Routes' own 404s keep their message.
-      ReplyError(res, 404, "no such endpoint: " + SanitizeForLog(req.path));
-    }
-  });
-  server_->set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-        ReplyError(res, 500, "internal error");
-      });
 }
 
 Status HttpServer::Start() {
-  server_ = std::make_unique<GuardedServer>(options_.limits, CheckHead);
+  server_ = std::make_unique<GetServer>(options_.limits);
   AddRoutes();
   StatusOr<int> port = server_->Start(options_.host, options_.port);
   if (!port.ok()) {

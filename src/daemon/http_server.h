@@ -5,9 +5,9 @@
 // routing, parameter parsing, content types and error replies; what each endpoint answers comes
 // from the HttpApi callbacks the daemon supplies, so this file knows nothing of collectors or the
 // store. It serves GET only and refuses every request body and Content-Encoding before reading any
-// of it; connections, deadlines and per-client limits are the httpd layer's
-// (httpd/guarded_server.h). Callbacks run on connection threads and must be thread-safe. Start/Stop
-// from one thread.
+// of it; parsing, connections, deadlines and per-client limits are the httpd layer's
+// (httpd/get_server.h, which maps no cpp-httplib or OpenSSL). Callbacks run on connection threads
+// and must be thread-safe. Start/Stop from one thread.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "httpd/guarded_server.h"
+#include "httpd/get_server.h"
 
 namespace vigil {
 
@@ -78,7 +78,7 @@ class HttpServer {
 
   HttpServerOptions options_;
   HttpApi api_;
-  std::unique_ptr<GuardedServer> server_;
+  std::unique_ptr<GetServer> server_;
   int port_ = -1;
 };
 

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "httpd/deadline_stream.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -10,36 +8,9 @@
 #include <cerrno>
 
 #include "base/time_util.h"
+#include "httpd/socket_io.h"
 
 namespace vigil {
-namespace {
-
-void IpAndPort(const sockaddr_storage& addr, std::string& ip, int& port) {
-  char text[INET6_ADDRSTRLEN] = {};
-  if (addr.ss_family == AF_INET) {
-    const auto* in = reinterpret_cast<const sockaddr_in*>(&addr);
-    inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text));
-    port = ntohs(in->sin_port);
-  } else if (addr.ss_family == AF_INET6) {
-    const auto* in6 = reinterpret_cast<const sockaddr_in6*>(&addr);
-    inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof(text));
-    port = ntohs(in6->sin6_port);
-  }
-  ip = text;
-}
-
-bool WaitFd(int fd, short events, int64_t deadline_ns) {
-  while (true) {
-    const int64_t left_ms = (deadline_ns - MonotonicNanos()) / kNanosPerMilli;
-    if (left_ms <= 0) return false;
-    pollfd p{fd, events, 0};
-    const int rc = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left_ms, 1000)));
-    if (rc > 0) return true;
-    if (rc < 0 && errno != EINTR) return false;
-  }
-}
-
-}  // namespace
 
 DeadlineStream::DeadlineStream(int fd, SSL* ssl, int64_t read_deadline_ns, size_t max_read_bytes,
                                int64_t write_budget_ns)
@@ -143,13 +114,15 @@ ssize_t DeadlineStream::write(const char* ptr, size_t size) {
 void DeadlineStream::get_remote_ip_and_port(std::string& ip, int& port) const {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
-  if (getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) IpAndPort(addr, ip, port);
+  if (getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    ip = AddressText(addr, &port);
 }
 
 void DeadlineStream::get_local_ip_and_port(std::string& ip, int& port) const {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
-  if (getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) IpAndPort(addr, ip, port);
+  if (getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    ip = AddressText(addr, &port);
 }
 
 bool AcceptTls(SSL* ssl, int fd, int64_t deadline_ns) {

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The attacks of the HTTP servers' trial, on the shared layer: dribbling clients, an endless
-// request head, chunked bodies, over-long Content-Length, and per-client connection caps.
+// The body attacks of the HTTP servers' trial on vigil-fleet's httplib server: chunked bodies
+// and an over-long Content-Length (the connection attacks, on both servers:
+// server_attack_test.cc), and the body rules per route.
 #include "httpd/guarded_server.h"
 
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -37,75 +36,11 @@ class GuardedServerTest : public ::testing::Test {
     ASSERT_TRUE(port.ok()) << port.status().ToString();
     port_ = *port;
   }
-  void TearDown() override {
-    for (int fd : {stop_fd_, ready_fd_}) {
-      if (fd >= 0) ::close(fd);
-    }
-    if (child_ > 0) waitpid(child_, nullptr, 0);
-  }
-  // Starts `n` dribbling connections and waits until they are all open.
-  void Dribble(int n, int uid) {
-    child_ = StartDribblers(port_, n, 100, uid, &stop_fd_, &ready_fd_);
-    ASSERT_GT(child_, 0);
-    char c;
-    for (int i = 0; i < n; ++i) ASSERT_EQ(::read(ready_fd_, &c, 1), 1) << "dribbler " << i;
-  }
-  // A normal GET's status and how long it took.
-  int TimedGet(int64_t* ms) {
-    const int64_t t0 = MonotonicNanos();
-    const int status = Exchange(port_, "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n");
-    *ms = (MonotonicNanos() - t0) / kNanosPerMilli;
-    return status;
-  }
 
   std::unique_ptr<GuardedServer> server_;
   int port_ = 0;
   std::atomic<size_t> bodies_{0};
-  pid_t child_ = -1;
-  int stop_fd_ = -1, ready_fd_ = -1;
 };
-
-// httplib's pool had 4 (vigild) or 8 (vigil-fleet) threads: 12 dribblers held them all.
-TEST_F(GuardedServerTest, DribblingClientsDoNotStarveANormalOne) {
-  Start({.max_connections = 64, .max_connections_per_client = 16});
-  Dribble(12, -1);
-  int64_t ms = 0;
-  EXPECT_EQ(TimedGet(&ms), 200);
-  EXPECT_LT(ms, 1000);
-}
-
-// Every local user connects from 127.0.0.1: the cap is per uid, so uid 65534 holding its share
-// leaves root's scrape room.
-TEST_F(GuardedServerTest, OneUsersConnectionsAreCappedAndOthersAreStillServed) {
-  if (geteuid() != 0) GTEST_SKIP() << "needs root to connect as another uid";
-  Start({.max_connections = 32, .max_connections_per_client = 8});
-  Dribble(40, 65534);
-  EXPECT_TRUE(WaitFor([&] { return server_->open_connections() <= 8; }, 5));
-  int64_t ms = 0;
-  EXPECT_EQ(TimedGet(&ms), 200);
-  EXPECT_LT(ms, 1000);
-}
-
-// A byte every 100 ms restarted httplib's per-read timeout forever; the deadline is for the
-// whole head.
-TEST_F(GuardedServerTest, ADribbledHeadIsCutOffAtTheRequestDeadline) {
-  Start({.request_deadline_ms = 1000});
-  Dribble(3, -1);
-  EXPECT_TRUE(WaitFor([&] { return server_->open_connections() == 0; }, 4));
-}
-
-// A request line without a newline grew httplib's line buffer without bound.
-TEST_F(GuardedServerTest, AnEndlessHeadIsCutOffAtTheHeadCap) {
-  Start({.max_head_bytes = 16 << 10});
-  const int fd = Connect(port_);
-  ASSERT_GE(fd, 0);
-  const std::string line = "GET /" + std::string(8 << 20, 'a');
-  const size_t sent = SendSome(fd, line, 3000);
-  ReadUntilClose(fd, 3000);
-  ::close(fd);
-  EXPECT_LT(sent, line.size()) << "the server read the whole 8 MiB line";
-  EXPECT_TRUE(WaitFor([&] { return server_->open_connections() == 0; }, 3));
-}
 
 TEST_F(GuardedServerTest, ChunkedBodiesAreRefusedUnread) {
   Start({.max_body_bytes = 1 << 20});

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -165,6 +166,46 @@ inline pid_t StartDribblers(int port, int n, int interval_ms, int uid, int* stop
     if (::poll(&p, 1, interval_ms) != 0) ::_exit(0);
     for (int fd : fds) (void)!::send(fd, "x", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
   }
+}
+
+// StartDribblers' connections for one test: open (all `n` of them) once ready() is true, stopped
+// and reaped on destruction.
+class Dribblers {
+ public:
+  Dribblers(int port, int n, int uid) : n_(n) {
+    child_ = StartDribblers(port, n, 100, uid, &stop_fd_, &ready_fd_);
+  }
+  ~Dribblers() {
+    for (int fd : {stop_fd_, ready_fd_}) {
+      if (fd >= 0) ::close(fd);
+    }
+    if (child_ > 0) ::waitpid(child_, nullptr, 0);
+  }
+  Dribblers(const Dribblers&) = delete;
+  Dribblers& operator=(const Dribblers&) = delete;
+
+  // Waits until every connection is open; false when the child failed.
+  bool ready() {
+    char c;
+    for (int i = 0; i < n_; ++i) {
+      if (child_ <= 0 || ::read(ready_fd_, &c, 1) != 1) return false;
+    }
+    n_ = 0;
+    return true;
+  }
+
+ private:
+  int n_;
+  pid_t child_ = -1;
+  int stop_fd_ = -1, ready_fd_ = -1;
+};
+
+// A GET of `path` on a fresh connection: its status, and the time it took in *ms.
+inline int TimedGet(int port, int64_t* ms, const char* path = "/healthz") {
+  const int64_t t0 = MonotonicNanos();
+  const int status = Exchange(port, std::string("GET ") + path + " HTTP/1.1\r\nHost: a\r\n\r\n");
+  *ms = (MonotonicNanos() - t0) / kNanosPerMilli;
+  return status;
 }
 
 }  // namespace vigil::http_attack

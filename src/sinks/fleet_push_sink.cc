@@ -8,14 +8,15 @@
 #include <cstdio>
 #include <utility>
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include "base/file_util.h"
 #include "base/gzip.h"
+#include "base/http_exchange.h"
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
+#include "sinks/fleet_url.h"
 
 namespace vigil {
 
@@ -142,18 +143,12 @@ void FleetPushSink::Process(std::vector<BatchPtr> batches) {
 }
 
 SendResult FleetPushSink::Send(std::string_view gzipped) {
-  httplib::Client client(base_url_);
-  if (!options_.ca_file.empty()) client.set_ca_cert_path(options_.ca_file.c_str());
-  const auto timeout = std::chrono::nanoseconds(options_.request_timeout_ns);
-  client.set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
-  client.set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
-  client.set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(timeout));
-  httplib::Headers headers = {{"Content-Encoding", "gzip"}};
-  if (!options_.token.empty()) headers.emplace("Authorization", "Bearer " + options_.token);
-  httplib::Result res =
-      client.Post(path_, headers, gzipped.data(), gzipped.size(), "application/json");
-  if (!res) {
-    return {SendOutcome::kRetry, 0, base_url_ + ": " + httplib::to_string(res.error())};
+  HttpRequest request = FleetPost(base_url_, path_, std::string(gzipped), "application/json",
+                                  options_.token, options_.ca_file, options_.request_timeout_ns);
+  request.headers.emplace_back("Content-Encoding", "gzip");
+  StatusOr<HttpReply> res = HttpExchange(request);
+  if (!res.ok()) {
+    return {SendOutcome::kRetry, 0, base_url_ + ": " + res.status().message()};
   }
   if (res->status >= 200 && res->status < 300) {
     // The service answers {"accepted":false,"duplicate":true} for a batch it already has.

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include "base/gzip.h"
+#include "base/http_exchange.h"
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
@@ -100,23 +100,17 @@ void ProfileUploader::Process(std::vector<ProfileUpload> uploads) {
 
 ProfileUploader::Outcome ProfileUploader::Send(const Item& item, std::string* error) {
   const ProfileUpload& u = item.upload;
-  auto enc = [](const std::string& v) { return httplib::detail::encode_query_param(v); };
+  auto enc = [](const std::string& v) { return PercentEncode(v); };
   const std::string query = "?job_id=" + enc(u.job_id) + "&host=" + enc(options_.host) +
                             "&start_ns=" + std::to_string(u.start_unix_ns) +
                             "&end_ns=" + std::to_string(u.end_unix_ns) +
                             "&frequency_hz=" + std::to_string(u.frequency_hz);
-  httplib::Client client(base_url_);
-  if (!options_.ca_file.empty()) client.set_ca_cert_path(options_.ca_file.c_str());
-  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::nanoseconds(options_.request_timeout_ns));
-  client.set_connection_timeout(std::min(timeout, std::chrono::microseconds(10'000'000)));
-  client.set_read_timeout(timeout);
-  client.set_write_timeout(timeout);
-  httplib::Headers headers{{"Content-Encoding", "gzip"}};
-  if (!options_.token.empty()) headers.emplace("Authorization", "Bearer " + options_.token);
-  httplib::Result res = client.Post(path_ + query, headers, item.body, "text/plain");
-  if (!res) {
-    *error = base_url_ + ": " + httplib::to_string(res.error());
+  HttpRequest request = FleetPost(base_url_, path_ + query, item.body, "text/plain", options_.token,
+                                  options_.ca_file, options_.request_timeout_ns);
+  request.headers.emplace_back("Content-Encoding", "gzip");
+  StatusOr<HttpReply> res = HttpExchange(request);
+  if (!res.ok()) {
+    *error = base_url_ + ": " + res.status().message();
     return Outcome::kRetry;
   }
   if (res->status >= 200 && res->status < 300) return Outcome::kDone;

@@ -8,8 +8,6 @@
 #include <map>
 #include <utility>
 
-#include <httplib.h>
-
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
@@ -133,7 +131,7 @@ RemoteWriteSink::RemoteWriteSink(RemoteWriteSinkOptions options, std::string sch
       path_(std::move(path)),
       client_name_("vigil/" +
                    (options_.version.empty() ? std::string(VIGIL_VERSION) : options_.version)),
-      client_(std::make_unique<httplib::Client>(scheme_host_port)),
+      base_url_(std::move(scheme_host_port)),
       delivery_({.name = "remote-write " + options_.url,
                  .buffer = {.dir = options_.buffer_dir, .max_bytes = options_.max_buffer_bytes},
                  .backoff = options_.backoff,
@@ -143,12 +141,6 @@ RemoteWriteSink::RemoteWriteSink(RemoteWriteSinkOptions options, std::string sch
   label_options_.host_label_name = options_.host_label_name;
   label_options_.host_value =
       options_.host_label_value.empty() ? LocalHostname() : options_.host_label_value;
-  const auto connect = std::chrono::nanoseconds(options_.connect_timeout_ns);
-  const auto request = std::chrono::nanoseconds(options_.request_timeout_ns);
-  client_->set_connection_timeout(std::chrono::duration_cast<std::chrono::microseconds>(connect));
-  client_->set_read_timeout(std::chrono::duration_cast<std::chrono::microseconds>(request));
-  client_->set_write_timeout(std::chrono::duration_cast<std::chrono::microseconds>(request));
-  client_->set_keep_alive(true);
 }
 
 RemoteWriteSink::~RemoteWriteSink() { Stop(); }
@@ -236,16 +228,22 @@ void RemoteWriteSink::EncodeBatches(const std::vector<BatchPtr>& batches,
 }
 
 SendResult RemoteWriteSink::Send(std::string_view body) {
-  httplib::Headers headers = {
-      {"Content-Encoding", "snappy"},
-      {"X-Prometheus-Remote-Write-Version", "0.1.0"},
-      {"User-Agent", client_name_},
-  };
-  if (!options_.authorization.empty()) headers.emplace("Authorization", options_.authorization);
-  httplib::Result res =
-      client_->Post(path_, headers, body.data(), body.size(), "application/x-protobuf");
-  if (!res) {
-    return {SendOutcome::kRetry, 0, httplib::to_string(res.error())};
+  HttpRequest request{.base_url = base_url_,
+                      .method = "POST",
+                      .path = path_,
+                      .headers = {{"Content-Encoding", "snappy"},
+                                  {"X-Prometheus-Remote-Write-Version", "0.1.0"},
+                                  {"User-Agent", client_name_}},
+                      .body = std::string(body),
+                      .content_type = "application/x-protobuf",
+                      .timeout_ns = options_.request_timeout_ns,
+                      .connect_timeout_ns = options_.connect_timeout_ns};
+  if (!options_.authorization.empty()) {
+    request.headers.emplace_back("Authorization", options_.authorization);
+  }
+  StatusOr<HttpReply> res = session_.Exchange(request);
+  if (!res.ok()) {
+    return {SendOutcome::kRetry, 0, res.status().message()};
   }
   if (res->status >= 200 && res->status < 300) {
     return {SendOutcome::kAccepted, res->status, ""};

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/http_exchange.h"
 #include "base/status.h"
 #include "sinks/backoff.h"
 #include "sinks/delivery.h"
@@ -26,10 +27,6 @@
 #include "sinks/sink.h"
 #include "sinks/sink_pipeline.h"
 #include "sinks/staleness_tracker.h"
-
-namespace httplib {
-class Client;
-}
 
 namespace vigil {
 
@@ -112,9 +109,10 @@ class RemoteWriteSink : public Sink, private PipelineStage {
   const std::string path_;
   const std::string client_name_;
   SeriesLabelOptions label_options_;
-  std::unique_ptr<httplib::Client> client_;  // Pipeline thread only.
-  StalenessTracker staleness_;               // Pipeline thread only.
-  Delivery delivery_;                        // Pipeline thread only (stats() from any).
+  const std::string base_url_;  // scheme://host[:port]
+  HttpSession session_;         // Keep-alive; pipeline thread only.
+  StalenessTracker staleness_;  // Pipeline thread only.
+  Delivery delivery_;           // Pipeline thread only (stats() from any).
 
   mutable std::mutex mu_;
   uint64_t invalid_samples_ = 0;

@@ -9,10 +9,10 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <httplib.h>
 
 #include "base/file_util.h"
 #include "base/gzip.h"
+#include "base/http_exchange.h"
 #include "base/logging.h"
 #include "base/strings.h"
 #include "base/time_util.h"
@@ -24,7 +24,7 @@ namespace {
 constexpr size_t kPeekBytes = 1 << 20;
 
 std::string Query(const TraceUploaderOptions& o, const TraceUpload& u, int32_t rank) {
-  auto enc = [](const std::string& v) { return httplib::detail::encode_query_param(v); };
+  auto enc = [](const std::string& v) { return PercentEncode(v); };
   // A trace without a request says what the service needs to make one of it.
   std::string q = u.request_id.empty() ? "?origin=" + enc(u.origin) + "&reason=" + enc(u.reason) +
                                              "&expected=" + std::to_string(u.expected_files)
@@ -171,19 +171,12 @@ TraceUploader::Outcome TraceUploader::SendOne(Item* item, std::string* error) {
     return Outcome::kRefused;
   }
   st.bytes = body.size();
-  httplib::Client client(base_url_);
-  if (!options_.ca_file.empty()) client.set_ca_cert_path(options_.ca_file.c_str());
-  const auto timeout = std::chrono::duration_cast<std::chrono::microseconds>(
-      std::chrono::nanoseconds(options_.request_timeout_ns));
-  client.set_connection_timeout(std::min(timeout, std::chrono::microseconds(10'000'000)));
-  client.set_read_timeout(timeout);
-  client.set_write_timeout(timeout);
-  httplib::Headers headers;
-  if (!options_.token.empty()) headers.emplace("Authorization", "Bearer " + options_.token);
-  httplib::Result res =
-      client.Post(path_ + Query(options_, st.upload, rank), headers, body, "application/gzip");
-  if (!res) {
-    *error = base_url_ + ": " + httplib::to_string(res.error());
+  const HttpRequest request =
+      FleetPost(base_url_, path_ + Query(options_, st.upload, rank), std::move(body),
+                "application/gzip", options_.token, options_.ca_file, options_.request_timeout_ns);
+  StatusOr<HttpReply> res = HttpExchange(request);
+  if (!res.ok()) {
+    *error = base_url_ + ": " + res.status().message();
     return Outcome::kRetry;
   }
   if (res->status >= 200 && res->status < 300) return Outcome::kDone;
