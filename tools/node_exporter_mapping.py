@@ -105,7 +105,9 @@ def compare(rows, ne_text, vigil_text, page_size):
                   and not (want_not_all and labels.get("cpu") == "all")]
         if not values:
             continue
-        ne_values = [v for _, v in ne[ne_fam]]
+        # Vigil's network collectors leave the loopback device out; node_exporter counts it.
+        ne_values = [v for labels, v in ne[ne_fam]
+                     if not (ne_fam.startswith("node_network_") and labels.get("device") == "lo")]
         if "Forwarding" in ne_fam:
             ne_sum = sum(1 if v == 1 else 0 for v in ne_values)
         elif "pps_shift" in ne_fam:

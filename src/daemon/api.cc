@@ -250,7 +250,7 @@ int64_t LatestMaxAge(const DaemonView& view) {
 }
 
 std::string MetricsText(const DaemonView& view) {
-  return RenderPrometheusText(view.store->Latest(SeriesSelector{}, LatestMaxAge(view)));
+  return RenderStoreAsPrometheusText(*view.store, LatestMaxAge(view));
 }
 
 void RegisterDaemonMethods(const DaemonView* view, RpcDispatcher* dispatcher) {

@@ -135,6 +135,20 @@ std::string RenderPrometheusText(const std::vector<SeriesData>& series,
   return out;
 }
 
+std::string RenderStoreAsPrometheusText(const SeriesStore& store, int64_t max_age_ns) {
+  std::string out;
+  store.VisitLatest(max_age_ns, [&](std::vector<LatestRef>& refs) {
+    std::vector<Row> rows;
+    rows.reserve(refs.size());
+    for (const LatestRef& ref : refs) {
+      rows.push_back(MakeRow(ref.desc, *ref.labels, {}, ref.point.value));
+    }
+    out.reserve(rows.size() * 96);
+    Render(rows, &out);
+  });
+  return out;
+}
+
 void AppendSamplesAsPrometheusText(std::span<const Sample> samples, const Labels& extra_labels,
                                    std::string* out) {
   std::vector<Row> rows;

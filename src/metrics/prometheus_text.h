@@ -20,6 +20,10 @@ namespace vigil {
 std::string RenderPrometheusText(const std::vector<SeriesData>& series,
                                  const Labels& extra_labels = {});
 
+// Renders the newest point of every series of `store` updated within `max_age_ns` (0 = any)
+// without copying a label: what a /metrics scrape answers.
+std::string RenderStoreAsPrometheusText(const SeriesStore& store, int64_t max_age_ns);
+
 // Renders `samples` (already one per series) the same way, appending to *out.
 void AppendSamplesAsPrometheusText(std::span<const Sample> samples, const Labels& extra_labels,
                                    std::string* out);

@@ -89,6 +89,31 @@ TEST(PrometheusTextTest, SamplesRenderLikeSeries) {
             "vigil_host_load1 3.5\n");
 }
 
+// A scrape renders straight from the store: the same text as rendering Latest()'s copies, and
+// series older than the age limit left out.
+TEST(PrometheusTextTest, TheStoreRendersAsItsLatestCopies) {
+  SeriesStore store;
+  MetricBatch old_batch{.time_ns = 1'000, .source = "t", .samples = {}};
+  MetricWriter(&old_batch).Add(kLoad, 0.5);
+  store.Append(old_batch);
+  MetricBatch batch{.time_ns = 10'000, .source = "t", .samples = {}};
+  MetricWriter out(&batch);
+  for (const char* cpu : {"3", "1", "2", "0"}) {
+    out.Add(kCpu, std::atof(cpu) * 1.5, {{"mode", "user"}, {"cpu", cpu}});
+  }
+  out.Add(kFiles, 7, {{"path", "a\"b"}});
+  out.Add(kSm, 0.25, {{"gpu_uuid", "GPU-z"}});
+  store.Append(batch);
+
+  EXPECT_EQ(RenderStoreAsPrometheusText(store, 0), RenderPrometheusText(store.Latest({})));
+  EXPECT_EQ(RenderStoreAsPrometheusText(store, 5'000),
+            RenderPrometheusText(store.Latest({}, 5'000)));
+  EXPECT_NE(RenderStoreAsPrometheusText(store, 0).find("vigil_host_load1 0.5\n"),
+            std::string::npos);
+  EXPECT_EQ(RenderStoreAsPrometheusText(store, 5'000).find("vigil_host_load1"), std::string::npos);
+  EXPECT_EQ(RenderStoreAsPrometheusText(SeriesStore(), 0), "");
+}
+
 TEST(PrometheusTextTest, ValuesRoundTripThroughText) {
   for (double v : {0.0, -0.0, 1.0, 0.1, 1.0 / 3.0, 123456789012345678.0, 1e-300, 5e-324, 1.7e308,
                    -2.5, 12345.67, 9007199254740993.0}) {

@@ -242,6 +242,22 @@ std::vector<SeriesData> SeriesStore::Latest(const SeriesSelector& selector,
   return out;
 }
 
+void SeriesStore::VisitLatest(int64_t max_age_ns,
+                              const std::function<void(std::vector<LatestRef>&)>& fn) const {
+  std::vector<LatestRef> refs;
+  auto lock = impl_->ReadLock();
+  const Impl& s = *impl_;
+  refs.reserve(s.index.size());
+  for (const auto& [key, series] : s.index) {
+    const SeriesHistory& h = series->history;
+    if (!h.has_latest() || (max_age_ns > 0 && s.now_ns - h.latest().time_ns > max_age_ns)) {
+      continue;
+    }
+    refs.push_back(LatestRef{h.desc(), &series->labels, h.latest()});
+  }
+  fn(refs);
+}
+
 std::vector<SeriesData> SeriesStore::Range(const SeriesSelector& selector, int64_t start_ns,
                                            int64_t end_ns, int64_t step_ns) const {
   std::vector<SeriesData> out;

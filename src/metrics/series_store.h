@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -43,6 +44,13 @@ struct SeriesData {
   std::vector<Point> points;  // Ascending time.
 };
 
+// The newest point of one series, pointing into the store (see SeriesStore::VisitLatest).
+struct LatestRef {
+  const MetricDesc* desc = nullptr;
+  const Labels* labels = nullptr;
+  Point point;
+};
+
 struct SeriesStoreOptions {
   int64_t raw_retention_ns = 3600LL * 1000 * 1000 * 1000;           // 1 h at collection resolution.
   int64_t downsample_step_ns = 60LL * 1000 * 1000 * 1000;           // 1 min per downsampled point.
@@ -75,6 +83,12 @@ class SeriesStore {
   // 0 = no age limit). Ages and retention are measured from the newest sample time appended so
   // far, so the store needs no clock of its own. Results are sorted by name, then labels.
   std::vector<SeriesData> Latest(const SeriesSelector& selector, int64_t max_age_ns = 0) const;
+  // The newest point of every series updated within `max_age_ns` (0 = any), in no order, handed
+  // to `fn` while the store's read lock is held: no label is copied (a /metrics scrape renders
+  // straight from the store), the pointers are valid only inside `fn`, and `fn` must not call
+  // back into the store.
+  void VisitLatest(int64_t max_age_ns,
+                   const std::function<void(std::vector<LatestRef>&)>& fn) const;
   // Points in [start_ns, end_ns]. The raw tier answers where it covers the window, the
   // downsampled tier before that. step_ns > 0 thins the answer to at most one point per step.
   std::vector<SeriesData> Range(const SeriesSelector& selector, int64_t start_ns, int64_t end_ns,
