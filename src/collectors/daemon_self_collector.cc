@@ -72,7 +72,12 @@ Status DaemonSelfCollector::Collect(MetricWriter& out) {
     out.Add(kDaemonInfo, 1, {{"rpc_address", rpc}, {"version", kVersion}});
   }
   out.Add(kUptime, static_cast<double>(UnixNanos() - options_.start_unix_ns) / 1e9);
-  const SeriesStoreStats stats = options_.store_stats();
+  const int64_t now = MonotonicNanos();
+  if (store_stats_at_ns_ == 0 || now - store_stats_at_ns_ >= kStoreStatsEvery) {
+    store_stats_ = options_.store_stats();
+    store_stats_at_ns_ = now;
+  }
+  const SeriesStoreStats& stats = store_stats_;
   out.Add(kStoreSeries, static_cast<double>(stats.series));
   out.Add(kStoreBytes, static_cast<double>(stats.bytes));
   out.Add(kStoreDropped, static_cast<double>(stats.dropped_series));

@@ -3,8 +3,9 @@
 // (always read from the real /proc/self, whatever --proc-root says), the series store's size,
 // uptime, sink drops, and vigil_daemon_info{rpc_address,version} 1. What only the daemon knows
 // comes in through DaemonSelfCollectorOptions' callbacks, which must be thread-safe; without them
-// (vigild --once, a tool) the collector is absent. Runs on the scheduler's sequence like any
-// collector.
+// (vigild --once, a tool) the collector is absent. The store's size is counted exactly, which
+// walks every series, so it is asked at most every kStoreStatsEvery and reported from then until
+// the next. Runs on the scheduler's sequence like any collector.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/time_util.h"
 #include "collectors/collector.h"
 #include "metrics/series_store.h"
 
@@ -34,6 +36,7 @@ struct DaemonSelfCollectorOptions {
 class DaemonSelfCollector : public Collector {
  public:
   static const CollectorInfo kInfo;
+  static constexpr int64_t kStoreStatsEvery = 10 * kNanosPerSecond;
 
   explicit DaemonSelfCollector(DaemonSelfCollectorOptions options);
   Status Collect(MetricWriter& out) override;
@@ -41,6 +44,8 @@ class DaemonSelfCollector : public Collector {
  private:
   DaemonSelfCollectorOptions options_;
   std::string buf_;
+  SeriesStoreStats store_stats_;
+  int64_t store_stats_at_ns_ = 0;  // MonotonicNanos() of store_stats_; 0 = never asked.
 };
 
 }  // namespace vigil

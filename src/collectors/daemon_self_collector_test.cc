@@ -40,6 +40,31 @@ TEST(DaemonSelfCollectorTest, ReportsThisProcessAndTheStore) {
   EXPECT_GE(values["vigil_daemon_cpu_seconds_total"], 0);
 }
 
+// Counting the store's bytes walks every series: once per kStoreStatsEvery, not every tick.
+TEST(DaemonSelfCollectorTest, TheStoreIsCountedAtMostEveryTenSeconds) {
+  int asked = 0;
+  DaemonSelfCollectorOptions options;
+  options.store_stats = [&] {
+    ++asked;
+    SeriesStoreStats stats;
+    stats.series = static_cast<size_t>(asked);
+    return stats;
+  };
+  DaemonSelfCollector collector(options);
+  for (int tick = 0; tick < 5; ++tick) {
+    MetricBatch batch;
+    MetricWriter writer(&batch);
+    ASSERT_TRUE(collector.Collect(writer).ok());
+    for (const Sample& s : batch.samples) {
+      if (s.desc->name == "vigil_daemon_store_series") {
+        EXPECT_EQ(s.value, 1) << "tick " << tick;
+      }
+    }
+  }
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(DaemonSelfCollector::kStoreStatsEvery, 10 * kNanosPerSecond);
+}
+
 TEST(DaemonSelfCollectorTest, IsAbsentOutsideARunningDaemon) {
   CollectorContext context;  // As vigild --once or a tool builds it: no options set.
   std::unique_ptr<Collector> collector = DaemonSelfCollector::kInfo.create(context);
