@@ -117,10 +117,19 @@ bool RefuseByHead(const GetRequest& req, GetReply& reply) {
   return false;
 }
 
+bool HasLineBreak(std::string_view text) { return text.find_first_of("\r\n") != text.npos; }
+
+// A header name or value with a line break would let a handler's text add headers of its own
+// (response splitting): such a header is dropped, such a content type replaced.
 std::string Serialize(const GetReply& reply, bool head_only, bool gzip) {
+  const std::string_view type = HasLineBreak(reply.content_type)
+                                    ? std::string_view("application/octet-stream")
+                                    : std::string_view(reply.content_type);
   std::string out = "HTTP/1.1 " + std::to_string(reply.status) + " " + ReasonPhrase(reply.status) +
-                    "\r\nContent-Type: " + reply.content_type + "\r\n";
-  for (const auto& [name, value] : reply.headers) out += name + ": " + value + "\r\n";
+                    "\r\nContent-Type: " + std::string(type) + "\r\n";
+  for (const auto& [name, value] : reply.headers) {
+    if (!HasLineBreak(name) && !HasLineBreak(value)) out += name + ": " + value + "\r\n";
+  }
   std::string gzipped;
   if (gzip) {
     gzipped = Gzip(reply.body);

@@ -48,6 +48,12 @@ class GetServerTest : public ::testing::Test {
       reply.content_type = "application/json";
       reply.body = "[" + std::string(4000, '1') + "]";
     });
+    server_->Route("/split", [](const GetRequest&, GetReply& reply) {
+      reply.content_type = "text/plain\r\nX-Injected: type";
+      reply.headers.emplace_back("X-Fine", "yes");
+      reply.headers.emplace_back("X-Name", "a\r\nX-Injected: header");
+      reply.body = "ok";
+    });
     server_->RoutePrefix("/items/", [](const GetRequest& req, GetReply& reply) {
       reply.headers.emplace_back("X-Item", req.rest);
       reply.body = req.rest;
@@ -126,6 +132,16 @@ TEST_F(GetServerTest, RoutesParamsHeadersAndPrefixes) {
   EXPECT_EQ(StatusOf(missing), 404);  // A prefix route wants something after the prefix.
   EXPECT_NE(missing.find("application/json"), std::string::npos);
   EXPECT_NE(BodyOf(missing).find("no such endpoint: /items/"), std::string::npos);
+}
+
+TEST_F(GetServerTest, HeadersWithLineBreaksAreDropped) {
+  Start();
+  const std::string reply = RawExchange(port_, "GET /split HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(StatusOf(reply), 200);
+  EXPECT_EQ(reply.find("X-Injected"), std::string::npos) << reply;
+  EXPECT_NE(reply.find("X-Fine: yes\r\n"), std::string::npos);
+  EXPECT_NE(reply.find("Content-Type: application/octet-stream\r\n"), std::string::npos);
+  EXPECT_EQ(BodyOf(reply), "ok");
 }
 
 TEST_F(GetServerTest, HeadHasTheLengthButNoBody) {

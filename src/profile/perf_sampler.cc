@@ -141,15 +141,16 @@ StatusOr<std::unique_ptr<PerfSampler>> PerfSampler::Start(const SamplerOptions& 
   std::unique_ptr<PerfSampler> sampler(new PerfSampler(options));
   sampler->options_.user_stack_bytes &= ~7U;
   if (sampler->options_.ring_pages == 0) {
-    // Stack copies are 8 KiB a sample: 256 pages hold ~0.6 s at 199 Hz, enough to ride out the
-    // first unwind of a process (libdw loads its CFI then). The rings of all threads together
-    // stay near 64 MiB: processes with many threads (data loaders) get smaller rings, down to
-    // 16 pages, since their threads are rarely all busy at once.
+    // Stack copies are 8 KiB a sample: 1024 pages hold ~2.5 s at 199 Hz, enough to ride out the
+    // first unwind of a process (libdw loads its CFI then), which took over 0.6 s on a loaded
+    // machine and overflowed 256 pages. The rings of all threads together stay near 64 MiB:
+    // processes with many threads (data loaders) get smaller rings, down to 16 pages, since
+    // their threads are rarely all busy at once.
     size_t threads = 0;
     for (int pid : options.pids) {
       threads += ListNumbers(options.proc_root + "/" + std::to_string(pid) + "/task").size();
     }
-    int pages = 256;
+    int pages = 1024;
     while (options.copy_user_stack && pages > 16 && threads * static_cast<size_t>(pages) > 16384) {
       pages /= 2;
     }
