@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -130,8 +131,11 @@ TEST_F(ProfileCliTest, FlameGraphRendersInHeadlessChromiumWithSearchAndZoom) {
 
   ASSERT_EQ(dom.rc, 0) << dom.out.substr(0, 2000);
   EXPECT_NE(dom.out.find("data-ready=\"1\""), std::string::npos) << "the page script did not run";
-  // Search: the leaf holds ~every sample. Zoom: main is the widest non-ancestor frame.
-  EXPECT_NE(dom.out.find("Matched: 100.00%"), std::string::npos) << dom.out.substr(0, 3000);
+  // Search: the leaf holds ~every sample (a loaded machine puts a few elsewhere: 100 % is not
+  // promised). Zoom: main is the widest non-ancestor frame.
+  const size_t matched = dom.out.find("Matched: ");
+  ASSERT_NE(matched, std::string::npos) << dom.out.substr(0, 3000);
+  EXPECT_GE(std::atof(dom.out.c_str() + matched + 9), 95.0) << dom.out.substr(matched, 40);
   EXPECT_NE(dom.out.find("class=\"frame match\" data-name=\"" + kLeaf + "\""), std::string::npos);
   EXPECT_NE(dom.out.find("class=\"frame ancestor\" data-name=\"hot_native_fp\""),
             std::string::npos);
