@@ -264,8 +264,7 @@ void SetJsonError(GetReply& reply, int status, std::string_view message) {
 }
 
 GetServer::GetServer(HttpLimits limits)
-    : limits_(limits),
-      listener_(std::move(limits), [this](const ServedConnection& conn) { return Serve(conn); }) {}
+    : listener_(std::move(limits), [this](const ServedConnection& conn) { return Serve(conn); }) {}
 
 GetServer::~GetServer() { Stop(); }
 
@@ -308,9 +307,10 @@ void GetServer::Dispatch(GetRequest& req, GetReply& reply) const {
 }
 
 bool GetServer::Serve(const ServedConnection& conn) {
-  const int64_t deadline = conn.accepted_ns + limits_.request_deadline_ms * kNanosPerMilli;
+  const int64_t deadline =
+      conn.accepted_ns + listener_.limits().request_deadline_ms * kNanosPerMilli;
   std::string why;
-  const std::string head = ReadHead(conn.fd, deadline, limits_.max_head_bytes, &why);
+  const std::string head = ReadHead(conn.fd, deadline, listener_.limits().max_head_bytes, &why);
   GetRequest req;
   GetReply reply;
   bool refused = false;
@@ -319,7 +319,7 @@ bool GetServer::Serve(const ServedConnection& conn) {
     VIGIL_LOG_EVERY_N_SEC(INFO, 10, "http: cut off a request from {}: {}", conn.client, why);
     if (why == "request size") {
       SetJsonError(reply, 431,
-                   "request head larger than " + std::to_string(limits_.max_head_bytes));
+                   "request head larger than " + std::to_string(listener_.limits().max_head_bytes));
       refused = true;  // Linger: the rest of the head may be on its way.
     } else if (why == "request deadline") {
       SetJsonError(reply, 408, "request not complete in time");  // Then closed at once.
@@ -337,7 +337,7 @@ bool GetServer::Serve(const ServedConnection& conn) {
   const bool gzip = reply.status == 200 && reply.body.size() >= kGzipFrom &&
                     Compressible(reply.content_type) && AcceptsGzip(req.Header("accept-encoding"));
   const std::string out = Serialize(reply, req.method == "HEAD", gzip);
-  SendAll(conn.fd, out, MonotonicNanos() + limits_.reply_deadline_ms * kNanosPerMilli);
+  SendAll(conn.fd, out, MonotonicNanos() + listener_.limits().reply_deadline_ms * kNanosPerMilli);
   return refused;
 }
 

@@ -75,7 +75,6 @@ class GetServer {
   bool Serve(const ServedConnection& conn);
   void Dispatch(GetRequest& req, GetReply& reply) const;
 
-  const HttpLimits limits_;
   std::vector<std::pair<std::string, GetHandler>> exact_;
   std::vector<std::pair<std::string, GetHandler>> prefixes_;
   GuardedListener listener_;

@@ -42,10 +42,9 @@ bool CheckBody(httplib::Request& req, httplib::Response& res, BodyRule rule) {
 }
 
 GuardedServer::GuardedServer(HttpLimits limits, HeadCheck check)
-    : limits_(limits),
-      check_(std::move(check)),
+    : check_(std::move(check)),
       listener_(std::move(limits), [this](const ServedConnection& conn) { return Serve(conn); }) {
-  set_payload_max_length(limits_.max_body_bytes);
+  set_payload_max_length(listener_.limits().max_body_bytes);
   // Runs after the head is parsed and before httplib reads any of the body. The request is
   // httplib's own mutable object; only the handler signature is const.
   set_pre_routing_handler([this](const httplib::Request& creq, httplib::Response& res) {
@@ -63,9 +62,10 @@ GuardedServer::GuardedServer(HttpLimits limits, HeadCheck check)
         SetJsonError(res, 400, "bad Content-Length");
         return HandlerResponse::Handled;
       }
-      if (*length > limits_.max_body_bytes) {
-        SetJsonError(res, 413,
-                     "request body larger than " + std::to_string(limits_.max_body_bytes));
+      if (*length > listener_.limits().max_body_bytes) {
+        SetJsonError(
+            res, 413,
+            "request body larger than " + std::to_string(listener_.limits().max_body_bytes));
         return HandlerResponse::Handled;
       }
     }
@@ -84,21 +84,22 @@ Status GuardedServer::SetUpTls() {
   if (tls_ == nullptr) return InternalError("TLS: cannot create a context");
   SSL_CTX_set_min_proto_version(tls_, TLS1_2_VERSION);
   SSL_CTX_set_options(tls_, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
-  if (SSL_CTX_use_certificate_chain_file(tls_, limits_.tls_cert_file.c_str()) != 1) {
-    return InvalidArgumentError("TLS: cannot use certificate " + limits_.tls_cert_file +
+  if (SSL_CTX_use_certificate_chain_file(tls_, listener_.limits().tls_cert_file.c_str()) != 1) {
+    return InvalidArgumentError("TLS: cannot use certificate " + listener_.limits().tls_cert_file +
                                 " (want a PEM certificate chain)");
   }
-  if (SSL_CTX_use_PrivateKey_file(tls_, limits_.tls_key_file.c_str(), SSL_FILETYPE_PEM) != 1 ||
+  if (SSL_CTX_use_PrivateKey_file(tls_, listener_.limits().tls_key_file.c_str(),
+                                  SSL_FILETYPE_PEM) != 1 ||
       SSL_CTX_check_private_key(tls_) != 1) {
-    return InvalidArgumentError("TLS: cannot use key " + limits_.tls_key_file + " with " +
-                                limits_.tls_cert_file +
+    return InvalidArgumentError("TLS: cannot use key " + listener_.limits().tls_key_file +
+                                " with " + listener_.limits().tls_cert_file +
                                 " (want a PEM key matching the certificate)");
   }
   return OkStatus();
 }
 
 StatusOr<int> GuardedServer::Start(const std::string& host, int port) {
-  if (!limits_.tls_cert_file.empty() || !limits_.tls_key_file.empty()) {
+  if (!listener_.limits().tls_cert_file.empty() || !listener_.limits().tls_key_file.empty()) {
     VIGIL_RETURN_IF_ERROR(SetUpTls());
   }
   return listener_.Start(host, port);
@@ -107,7 +108,8 @@ StatusOr<int> GuardedServer::Start(const std::string& host, int port) {
 void GuardedServer::Stop() { listener_.Stop(); }
 
 bool GuardedServer::Serve(const ServedConnection& conn) {
-  const int64_t deadline = conn.accepted_ns + limits_.request_deadline_ms * kNanosPerMilli;
+  const int64_t deadline =
+      conn.accepted_ns + listener_.limits().request_deadline_ms * kNanosPerMilli;
   SSL* ssl = nullptr;
   bool ok = true;
   if (tls_ != nullptr) {
@@ -117,8 +119,9 @@ bool GuardedServer::Serve(const ServedConnection& conn) {
   std::string limit;
   refused_head = false;
   if (ok) {
-    DeadlineStream stream(conn.fd, ssl, deadline, limits_.max_head_bytes + limits_.max_body_bytes,
-                          limits_.reply_deadline_ms * kNanosPerMilli);
+    DeadlineStream stream(conn.fd, ssl, deadline,
+                          listener_.limits().max_head_bytes + listener_.limits().max_body_bytes,
+                          listener_.limits().reply_deadline_ms * kNanosPerMilli);
     bool closed = false;
     // One request a connection: its deadline and byte cap cover the connection's whole life.
     process_request(stream, /*close_connection=*/true, closed, [](httplib::Request&) {});

@@ -50,7 +50,6 @@ class GuardedServer : public httplib::Server {
   Status SetUpTls();
   bool Serve(const ServedConnection& conn);
 
-  const HttpLimits limits_;
   const HeadCheck check_;
   SSL_CTX* tls_ = nullptr;
   GuardedListener listener_;

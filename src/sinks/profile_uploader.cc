@@ -2,7 +2,6 @@
 #include "sinks/profile_uploader.h"
 
 #include <algorithm>
-#include <chrono>
 #include <utility>
 
 #include <fmt/format.h>
