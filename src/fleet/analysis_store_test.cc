@@ -59,18 +59,20 @@ class AnalysisStoreTest : public ::testing::Test {
                                                  .received_ns = UnixNanos(),
                                                  .report_json = report});
   }
-  json Workflows() {
+  // Over [since, now + 1 s); since 0: the last 7 days.
+  json Workflows(int64_t since_ns = 0) {
     const int64_t now = UnixNanos();
-    auto r = store_->Read<json>(
-        [&](Db& db) { return QueryWorkflows(db, now - 7 * 86400 * kSec, now + kSec, 20); });
+    if (since_ns == 0) since_ns = now - 7 * 86400 * kSec;
+    auto r =
+        store_->Read<json>([&](Db& db) { return QueryWorkflows(db, since_ns, now + kSec, 20); });
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? *r : json();
   }
   // One hour of reports: job A holds G1 the whole hour (1 GPU-hour), job B holds G2 for the
-  // first half (0.5 GPU-hours).
+  // first half (0.5 GPU-hours). The hour starts at t0_.
   void IngestLedger() {
     const int64_t now_s = UnixNanos() / kSec;
-    const int64_t t0 = (now_s - now_s % 3600 - 7200) * kSec;
+    const int64_t t0 = t0_ = (now_s - now_s % 3600 - 7200) * kSec;
     for (int i = 0; i <= 360; ++i) {
       std::vector<IngestSample> s;
       const double t = 10.0 * i;
@@ -84,6 +86,7 @@ class AnalysisStoreTest : public ::testing::Test {
     }
   }
 
+  int64_t t0_ = 0;
   fleet_test::TempLedger ledger_;
   LedgerStore* const store_ = ledger_.store();
 };
@@ -229,6 +232,26 @@ TEST_F(AnalysisStoreTest, WorkflowSharesAreWeightedByLedgerGpuHoursElseTraceTime
   ASSERT_TRUE(job.ok()) << job.status().ToString();
   ASSERT_EQ((*job)["analyses"].size(), 2u);
   EXPECT_GT((*job)["analyses"][0]["id"].get<int64_t>(), (*job)["analyses"][1]["id"].get<int64_t>());
+}
+
+TEST_F(AnalysisStoreTest, WorkflowWeightsCountTheExactWindowNotItsWholeHours) {
+  IngestLedger();
+  ASSERT_TRUE(Store("A", Report(json::array({Rank(100, 60, 10, 0, 30)}), json::array())).ok());
+  ASSERT_TRUE(Store("B", Report(json::array({Rank(100, 100, 0, 0, 0)}), json::array())).ok());
+  // From a quarter past the ledger's hour: A held its GPU for 45 of the window's minutes, B for
+  // 15 (it stopped at half past). The whole hour would give 1.0 and 0.5.
+  const json w = Workflows(t0_ + 900 * kSec);
+  std::map<std::string, json> jobs;
+  for (const json& j : w["top_jobs"]) jobs[j["job_id"].get<std::string>()] = j;
+  ASSERT_EQ(jobs.size(), 2u) << w.dump(2);
+  EXPECT_EQ(jobs["A"]["weight_source"], "ledger");
+  EXPECT_NEAR(jobs["A"]["gpu_hours"].get<double>(), 0.75, 1e-6);
+  EXPECT_NEAR(jobs["B"]["gpu_hours"].get<double>(), 0.25, 1e-6);
+  EXPECT_NEAR(w["ledger_gpu_hours"].get<double>(), 1.0, 1e-6);
+  // compute (0.75 x 0.6 + 0.25 x 1.0) / 1.0.
+  EXPECT_NEAR(w["shares"]["compute"].get<double>(), 0.7, 1e-6);
+  EXPECT_EQ(w["ledger_window"]["since_s"], t0_ / kSec + 900);
+  EXPECT_TRUE(w["ledger_window"]["whole_hour_edges"].empty());
 }
 
 // The rank's `roofline` object as vigil analyze writes it (seconds in, microseconds out).

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // QueryWorkflows of analysis_store.h: fleet workflow characterisation from stored analyses.
 // Each job's shares are its analyses' GPU-seconds summed (trace-time weighted); the fleet's are
-// the jobs' shares weighted by the job's ledger GPU-hours in the window, or by its traced
-// GPU-hours when the ledger does not know the job.
+// the jobs' shares weighted by the job's ledger GPU-hours in the window (counted exactly, as
+// ledger_query.h counts windows), or by its traced GPU-hours when the ledger does not know the job.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -10,6 +10,7 @@
 
 #include "base/time_util.h"
 #include "fleet/analysis_store.h"
+#include "fleet/ledger_query.h"
 
 namespace vigil {
 namespace {
@@ -79,23 +80,12 @@ StatusOr<json> QueryWorkflows(Db& db, int64_t since_ns, int64_t until_ns, int64_
     analyses += j.analyses;
     trace_s += j.span_s;
   }
-  // The ledger's GPU-hours of those jobs over the window's whole hours.
-  const int64_t h0 = since_ns / 1000000000 - ((since_ns / 1000000000) % 3600 + 3600) % 3600;
-  const int64_t u = (until_ns / 1000000000) + 1;
-  const int64_t h1 = u + (3600 - (u % 3600 + 3600) % 3600) % 3600;
-  VIGIL_ASSIGN_OR_RETURN(
-      Stmt ledger,
-      db.Prepare("SELECT j.job_id, sum(h.alloc_s) FROM job_hour h JOIN jobs j ON"
-                 " j.job_key=h.job_key WHERE h.hour_s>=?1 AND h.hour_s<?2 AND j.job_id IN"
-                 " (SELECT job_id FROM analyses WHERE received_ns>=?3 AND received_ns<?4)"
-                 " GROUP BY j.job_id"));
-  ledger.Bind(1, h0).Bind(2, h1).Bind(3, since_ns).Bind(4, until_ns);
-  while (true) {
-    VIGIL_ASSIGN_OR_RETURN(bool row, ledger.Step());
-    if (!row) break;
-    auto it = jobs.find(ledger.Text(0));
-    if (it == jobs.end() || ledger.Real(1) <= 0) continue;
-    it->second.weight_h = ledger.Real(1) / 3600;
+  // The ledger's GPU-hours of those jobs over the window, counted as the ledger queries count it.
+  VIGIL_ASSIGN_OR_RETURN(JobAllocation ledger, QueryJobAllocation(db, since_ns, until_ns));
+  for (const auto& [job_id, alloc_s] : ledger.alloc_s) {
+    auto it = jobs.find(job_id);
+    if (it == jobs.end() || alloc_s <= 0) continue;
+    it->second.weight_h = alloc_s / 3600;
     it->second.from_ledger = true;
   }
   double total_w = 0, ledger_w = 0, fleet[kShares] = {};
@@ -193,6 +183,7 @@ StatusOr<json> QueryWorkflows(Db& db, int64_t since_ns, int64_t until_ns, int64_
               {"weight_gpu_hours", total_w},
               {"ledger_gpu_hours", ledger_w},
               {"traced_gpu_hours", trace_s / 3600},
+              {"ledger_window", std::move(ledger.window)},
               {"shares", shares},
               {"insights", insight_rows},
               {"top_jobs", top}};

@@ -283,6 +283,23 @@ StatusOr<json> QueryJobs(Db& db, int64_t since_ns, int64_t until_ns, double pric
   return JobList(db, &Sums::alloc, since_ns, until_ns, price, limit);
 }
 
+StatusOr<JobAllocation> QueryJobAllocation(Db& db, int64_t since_ns, int64_t until_ns) {
+  VIGIL_ASSIGN_OR_RETURN(WindowPlan plan, Plan(db, since_ns, until_ns, 0));
+  Cells cells;
+  VIGIL_RETURN_IF_ERROR(
+      Collect(db, plan,
+              "SELECT 0, j.job_id, 0, sum(h.alloc_s), 0, 0, 0 FROM job_hour h JOIN jobs j ON"
+              " j.job_key=h.job_key WHERE " +
+                  plan.HourFilter("h.hour_s") + " GROUP BY j.job_id",
+              "SELECT 0, j.job_id, 0, sum(m.alloc_s), 0, 0, 0 FROM ledger_minute m JOIN jobs j ON"
+              " j.job_key=m.job_key WHERE m.job_key<>0 AND m.minute_s>=?1 AND m.minute_s<?2"
+              " GROUP BY j.job_id",
+              &cells));
+  JobAllocation out{.window = plan.WindowJson(), .alloc_s = {}};
+  for (const auto& [key, c] : cells) out.alloc_s[key.second] += c.alloc;
+  return out;
+}
+
 StatusOr<json> QueryTopWasters(Db& db, int64_t since_ns, int64_t until_ns, double price,
                                int64_t limit) {
   VIGIL_ASSIGN_OR_RETURN(json out, JobList(db, &Sums::held, since_ns, until_ns, price, limit));

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,13 @@ StatusOr<nlohmann::json> QueryIdleNow(Db& db, int64_t now_ns, int64_t window_ns)
 // model_flops_per_second = mean FLOPs per step / mean step time.
 StatusOr<nlohmann::json> QueryJobEfficiency(Db& db, const std::string& job_id, int64_t from_s,
                                             int64_t to_s);
+// Allocated GPU-seconds of each job id over [since, until), counted as the other queries count
+// windows, and the window counted (WindowPlan::WindowJson: since, until, asked_since, ...).
+struct JobAllocation {
+  nlohmann::json window;
+  std::map<std::string, double> alloc_s;
+};
+StatusOr<JobAllocation> QueryJobAllocation(Db& db, int64_t since_ns, int64_t until_ns);
 // Jobs ordered by held-but-idle GPU-hours.
 StatusOr<nlohmann::json> QueryTopWasters(Db& db, int64_t since_ns, int64_t until_ns, double price,
                                          int64_t limit);

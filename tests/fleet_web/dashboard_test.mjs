@@ -347,6 +347,8 @@ async function main() {
     // are refused with the reason; a running job's request (its hosts report no control address
     // here, so it ends failed with the reason) is listed.
     await open('#/workflows', 'workflows');
+    const workflowsSub = await page.$eval('#page-workflows .page-head .sub', (e) => e.textContent);
+    check(workflowsSub.includes(' counted'), `workflows: names the ledger window it counted (${workflowsSub})`);
     await page.click('#profile-start');
     const emptyMsg = await page.textContent('#profile-status');
     check(emptyMsg.includes('enter the id'), `workflows: an empty job id is refused in the page (${emptyMsg})`);

@@ -27,7 +27,7 @@ export async function workflows(root, ctx) {
   const rows = fw.rows.filter((r) => r.key !== '(unallocated)');
   root.append(
     h('div', { class: 'page-head' }, h('h1', {}, 'Workflows'),
-      h('p', { class: 'sub' }, 'how the fleet\'s jobs spend GPU time: compute, communication, idle')));
+      h('p', { class: 'sub' }, `how the fleet's jobs spend GPU time: compute, communication, idle · ${f.counted(wf.ledger_window)}`)));
   if (!wf.analyses) {
     root.append(card('Characterisation from trace analyses', null,
       empty('No analyses uploaded yet',
@@ -73,7 +73,7 @@ export async function workflows(root, ctx) {
           { rowClass: () => 'gain-row' })));
   }
   root.append(
-    card('GPU-hours by framework', 'from the ledger',
+    card('GPU-hours by framework', `from the ledger, ${f.counted(fw)}`,
       rows.length
         ? table(
             [
