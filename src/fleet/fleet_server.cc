@@ -238,7 +238,9 @@ void FleetServer::Routes() {
         VIGIL_ASSIGN_OR_RETURN(GpuSeriesQuery q, gpu_series(req, since, until, ""));
         return QueryGpuSeries(db, q);
       });
-  get(R"(/api/v1/hosts/([^/]+)/gpus/([^/]+))",
+  // A GPU's UUID may hold slashes (old MIG UUIDs "MIG-GPU-<uuid>/<gi>/<ci>"): the rest of the
+  // path, which the server has already decoded, is the UUID.
+  get(R"(/api/v1/hosts/([^/]+)/gpus/(.+))",
       [gpu_series](Db& db, const httplib::Request& req, int64_t, int64_t since,
                    int64_t until) -> StatusOr<json> {
         VIGIL_ASSIGN_OR_RETURN(GpuSeriesQuery q, gpu_series(req, since, until, req.matches[2]));

@@ -22,11 +22,12 @@ namespace {
 using fleet_test::kSec;
 using nlohmann::json;
 
-std::string BatchJson(const std::string& host, const std::string& id, int64_t t0, int ticks) {
+std::string BatchJson(const std::string& host, const std::string& id, int64_t t0, int ticks,
+                      const std::string& uuid = "G1") {
   json samples = json::array();
   for (int i = 0; i < ticks; ++i) {
     std::vector<IngestSample> s;
-    fleet_test::AddGpuTick(&s, "G1", t0 + i * 10 * kSec, 0, 0.5,
+    fleet_test::AddGpuTick(&s, uuid, t0 + i * 10 * kSec, 0, 0.5,
                            {{.job_id = "J", .alloc_s = 10.0 * i, .busy_s = 5.0 * i}});
     for (const IngestSample& x : s) {
       json labels = json::object();
@@ -133,6 +134,26 @@ TEST_F(FleetServerTest, HostAndGpuPagesAnswerOverTheirWindow) {
   auto bad = client_->Get("/api/v1/hosts/h1?step=90s");
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400) << bad->body;
+}
+
+// MIG devices of drivers before R470 are named "MIG-GPU-<uuid>/<gi>/<ci>": the dashboard encodes
+// the slashes (%2F), the server decodes the path before routing, and the page must still answer.
+TEST_F(FleetServerTest, GpuPageAnswersForAUuidWithSlashes) {
+  Start();
+  const std::string uuid = "MIG-GPU-5b3e8f1a/1/0";
+  auto r = Post(BatchJson("h1", "b1", t0_, 7, uuid));
+  ASSERT_TRUE(r && r->status == 200);
+  const std::string window =
+      "?since=" + std::to_string(t0_ / kSec) + "&until=" + std::to_string(t0_ / kSec + 3600);
+  auto gpu = client_->Get("/api/v1/hosts/h1/gpus/MIG-GPU-5b3e8f1a%2F1%2F0" + window);
+  ASSERT_TRUE(gpu);
+  ASSERT_EQ(gpu->status, 200) << gpu->body;
+  const json g = json::parse(gpu->body);
+  ASSERT_EQ(g["gpus"].size(), 1u) << g.dump();
+  EXPECT_EQ(g["gpus"][0]["gpu_uuid"], uuid);
+  auto other = client_->Get("/api/v1/hosts/h1/gpus/MIG-GPU-5b3e8f1a%2F2%2F0" + window);
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 404) << other->body;
 }
 
 TEST_F(FleetServerTest, PerHostTokensAreEnforced) {
