@@ -24,7 +24,9 @@ size_t EditDistance(std::string_view a, std::string_view b) {
 
 std::string ClosestName(std::string_view word, const std::vector<std::string>& candidates) {
   if (word.empty() || word.size() > 200) return "";
-  const size_t limit = std::max<size_t>(2, word.size() / 3);
+  // Short names allow one edit: "--nope" is two from "--once", a different word, not a typo.
+  const size_t name = word.size() - std::min(word.find_first_not_of('-'), word.size());
+  const size_t limit = name <= 4 ? 1 : std::max<size_t>(2, name / 3);
   std::string best;
   size_t best_distance = limit + 1;
   for (const std::string& c : candidates) {

@@ -14,9 +14,9 @@ namespace vigil {
 // neighbours each cost 1): "stauts" is 1 from "status".
 size_t EditDistance(std::string_view a, std::string_view b);
 
-// The candidate closest to `word` when it is close enough to be a typo (at most 2 edits, or a
-// third of the word's length for long words), or the only candidate `word` is a prefix of; ""
-// otherwise. Ties go to the first candidate.
+// The candidate closest to `word` when it is close enough to be a typo (1 edit for names of up to
+// 4 letters, leading dashes not counted; else 2, or a third of the name's length for long ones), or
+// the only candidate `word` is a prefix of; "" otherwise. Ties go to the first candidate.
 std::string ClosestName(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace vigil

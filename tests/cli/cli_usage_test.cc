@@ -109,6 +109,10 @@ TEST_F(CliUsageTest, EveryUsageErrorOfEveryProgramExitsTwo) {
     EXPECT_EQ(
         r.err,
         "vigild: unknown flag '--collector.proc_cpuu'; did you mean '--collector.proc_cpu'?\n");
+    // Two edits from --once, but a different word: no guess.
+    r = Vigil("--nope", "vigild");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err, "vigild: unknown flag '--nope' (see 'vigild --help')\n");
   }
 }
 
