@@ -36,6 +36,15 @@ elif [ -n "${XDG_RUNTIME_DIR:-}" ] && [ -d "${XDG_RUNTIME_DIR}" ]; then
 else
   socket="/tmp/vigil-$(id -u)/vigild.sock"
 fi
+# A socket given on the command line is the one vigild listens on.
+prev=""
+for arg in "${args[@]}"; do
+  case "$arg" in
+    --unix-socket=*) socket=${arg#--unix-socket=} ;;
+    *) [ "$prev" = --unix-socket ] && socket=$arg ;;
+  esac
+  prev=$arg
+done
 # Where vigil-fleet keeps its ledger and log.
 var=var
 if [ "$demo" -eq 1 ]; then
