@@ -19,6 +19,10 @@ TEST(ClosestNameTest, ClosestNameTakesTyposAndUniquePrefixesOnly) {
   EXPECT_EQ(ClosestName("metric", commands), "metrics");
   EXPECT_EQ(ClosestName("trcae", commands), "trace");
   EXPECT_EQ(ClosestName("deploy", commands), "");  // Nothing near: no guess.
+  EXPECT_EQ(ClosestName("tpo", commands), "top");
+  // Two edits of a four-letter name make another word, not a typo.
+  EXPECT_EQ(ClosestName("--nope", {"--once", "--help"}), "");
+  EXPECT_EQ(ClosestName("--jsn", {"--json", "--once"}), "--json");
   EXPECT_EQ(ClosestName("--dur", {"--duration-ms", "--json"}), "--duration-ms");
   EXPECT_EQ(ClosestName("--with", {"--with-stacks", "--with-flops"}), "");  // Ambiguous prefix.
 }
