@@ -158,6 +158,7 @@ void Scheduler::RunOne(Entry& entry) {
   entry.cpu_ns += ThreadCpuNanos() - cpu_start;
   const size_t samples = batch->samples.size();
   const std::string& name = batch->source;
+  batch->complete = s.ok() || IsAbsent(s);
   writer.Add(kSuccess, s.ok() ? 1 : 0, {{"collector", name}});
   writer.Add(kDuration, static_cast<double>(duration_ns) / 1e9, {{"collector", name}});
   writer.Add(kSamples, static_cast<double>(samples), {{"collector", name}});

@@ -181,6 +181,8 @@ TEST(SchedulerTest, HealthAndMetaMetricsDistinguishOkAbsentAndFailed) {
     EXPECT_EQ(success, b->source == "good" ? 1 : 0) << b->source;
     EXPECT_EQ(samples, 1) << b->source;  // Partial output is kept.
     EXPECT_TRUE(duration);
+    // Only a failed run's batch is partial: the store keeps that collector's other series.
+    EXPECT_EQ(b->complete, b->source != "broken") << b->source;
   }
 }
 

@@ -40,6 +40,9 @@ struct Sample {
 struct MetricBatch {
   int64_t time_ns = 0;  // When collection of this batch started.
   std::string source;   // Collector name that produced it ("" for merged batches).
+  // False when the collector failed part-way: its series missing from this batch are kept as
+  // they were rather than treated as gone (SeriesStore's latest view).
+  bool complete = true;
   std::vector<Sample> samples;
 };
 

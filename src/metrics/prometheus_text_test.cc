@@ -90,10 +90,11 @@ TEST(PrometheusTextTest, SamplesRenderLikeSeries) {
 }
 
 // A scrape renders straight from the store: the same text as rendering Latest()'s copies, and
-// series older than the age limit left out.
+// series older than the age limit left out (the old one comes from a source that has not sent
+// since, so only its age hides it).
 TEST(PrometheusTextTest, TheStoreRendersAsItsLatestCopies) {
   SeriesStore store;
-  MetricBatch old_batch{.time_ns = 1'000, .source = "t", .samples = {}};
+  MetricBatch old_batch{.time_ns = 1'000, .source = "old", .samples = {}};
   MetricWriter(&old_batch).Add(kLoad, 0.5);
   store.Append(old_batch);
   MetricBatch batch{.time_ns = 10'000, .source = "t", .samples = {}};

@@ -24,6 +24,8 @@ struct Series {
 
   Labels labels;
   SeriesHistory history;
+  uint32_t source = 0;  // Index into Impl::source_runs; 0: a batch with no source.
+  uint64_t run = 0;     // The source's run that wrote it last.
 };
 
 // Heap bytes of a std::string beyond its inline (SSO) buffer; libstdc++ keeps 15 chars inline.
@@ -91,6 +93,17 @@ struct SeriesStore::Impl {
   }
 
   void Sweep();
+  // The run number this batch gives the series it writes (see Series::run).
+  uint32_t BeginRun(const MetricBatch& batch);
+  // Whether `series` is still in the latest view: newer than `max_age_ns` (0 = any) and written
+  // by its source's last complete batch.
+  bool IsLatest(const Series& series, int64_t max_age_ns) const {
+    const SeriesHistory& h = series.history;
+    if (!h.has_latest() || (max_age_ns > 0 && now_ns - h.latest().time_ns > max_age_ns)) {
+      return false;
+    }
+    return series.source == 0 || series.run == source_runs[series.source];
+  }
   using Index = std::unordered_map<std::string, std::unique_ptr<Series>>;
   // Forgets one series; returns the iterator after it.
   Index::iterator Remove(Index::iterator it);
@@ -128,7 +141,25 @@ struct SeriesStore::Impl {
   uint64_t dropped_series = 0;
   uint64_t rejected_samples = 0;
   std::string scratch_key;
+  // Per batch source (a collector's name): its id and how many complete batches it has sent.
+  std::unordered_map<std::string, uint32_t> source_ids;
+  std::vector<uint64_t> source_runs{0};
 };
+
+uint32_t SeriesStore::Impl::BeginRun(const MetricBatch& batch) {
+  if (batch.source.empty()) {
+    return 0;
+  }
+  auto [it, added] =
+      source_ids.try_emplace(batch.source, static_cast<uint32_t>(source_runs.size()));
+  if (added) {
+    source_runs.push_back(0);
+  }
+  if (batch.complete) {
+    ++source_runs[it->second];
+  }
+  return it->second;
+}
 
 SeriesStore::Impl::Index::iterator SeriesStore::Impl::Remove(Index::iterator it) {
   Series* series = it->second.get();
@@ -173,6 +204,7 @@ SeriesStore::~SeriesStore() = default;
 void SeriesStore::Append(const MetricBatch& batch) {
   auto lock = impl_->WriteLock();
   Impl& s = *impl_;
+  const uint32_t source = s.BeginRun(batch);
   for (const Sample& sample : batch.samples) {
     if (sample.desc == nullptr) {
       continue;
@@ -199,6 +231,8 @@ void SeriesStore::Append(const MetricBatch& batch) {
       s.by_name[sample.desc->name].push_back(series.get());
       it = s.index.emplace(s.scratch_key, std::move(series)).first;
     }
+    it->second->source = source;
+    it->second->run = s.source_runs[source];
     SeriesHistory& history = it->second->history;
     if (!history.Append(time_ns, sample.value).ok()) {
       ++s.rejected_samples;
@@ -229,7 +263,7 @@ std::vector<SeriesData> SeriesStore::Latest(const SeriesSelector& selector,
   const Impl& s = *impl_;
   s.ForEachCandidate(*compiled, [&](const Series& series) {
     const SeriesHistory& h = series.history;
-    if (!h.has_latest() || (max_age_ns > 0 && s.now_ns - h.latest().time_ns > max_age_ns)) {
+    if (!s.IsLatest(series, max_age_ns)) {
       return;
     }
     if (!compiled->Matches(h.desc()->name, series.labels)) {
@@ -250,7 +284,7 @@ void SeriesStore::VisitLatest(int64_t max_age_ns,
   refs.reserve(s.index.size());
   for (const auto& [key, series] : s.index) {
     const SeriesHistory& h = series->history;
-    if (!h.has_latest() || (max_age_ns > 0 && s.now_ns - h.latest().time_ns > max_age_ns)) {
+    if (!s.IsLatest(*series, max_age_ns)) {
       continue;
     }
     refs.push_back(LatestRef{h.desc(), &series->labels, h.latest()});
@@ -293,8 +327,12 @@ SeriesStoreStats SeriesStore::stats() const {
   st.series = s.index.size();
   st.dropped_series = s.dropped_series;
   st.rejected_samples = s.rejected_samples;
-  size_t bytes =
-      sizeof(Impl) + MapBytes(s.index) + MapBytes(s.by_name) + StringHeapBytes(s.scratch_key);
+  size_t bytes = sizeof(Impl) + MapBytes(s.index) + MapBytes(s.by_name) +
+                 StringHeapBytes(s.scratch_key) + MapBytes(s.source_ids) +
+                 HeapBytes(s.source_runs.capacity() * sizeof(uint64_t));
+  for (const auto& [name, id] : s.source_ids) {
+    bytes += StringHeapBytes(name);
+  }
   for (const auto& [name, family] : s.by_name) {
     bytes += HeapBytes(family.capacity() * sizeof(Series*));
   }

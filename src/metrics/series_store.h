@@ -81,9 +81,12 @@ class SeriesStore {
   void Append(const MetricBatch& batch);
   // The newest point of each matching series (series not updated within `max_age_ns` are left out;
   // 0 = no age limit). Ages and retention are measured from the newest sample time appended so
-  // far, so the store needs no clock of its own. Results are sorted by name, then labels.
+  // far, so the store needs no clock of its own. A series that its source's last complete batch
+  // did not write is gone from this view at once (a job label that changed, a device that
+  // vanished): it is not also shown under its old labels until it ages out. Results are sorted
+  // by name, then labels.
   std::vector<SeriesData> Latest(const SeriesSelector& selector, int64_t max_age_ns = 0) const;
-  // The newest point of every series updated within `max_age_ns` (0 = any), in no order, handed
+  // The newest point of every series Latest() would answer, in no order, handed
   // to `fn` while the store's read lock is held: no label is copied (a /metrics scrape renders
   // straight from the store), the pointers are valid only inside `fn`, and `fn` must not call
   // back into the store.

@@ -234,6 +234,48 @@ TEST(SeriesStoreTest, StaleSeriesIsForgottenOnceAllItsDataAgedOut) {
   EXPECT_EQ(store.Latest(Sel("{device=\"stays\"}")).size(), 1u);
 }
 
+MetricBatch FromSource(std::string source, int64_t time_ns, std::vector<Sample> samples,
+                       bool complete = true) {
+  MetricBatch batch = Batch(time_ns, std::move(samples));
+  batch.source = std::move(source);
+  batch.complete = complete;
+  return batch;
+}
+
+// A GPU's job label changes between two ticks (a mapping reload): the old series must leave the
+// latest view at once, or a sum by job counts the GPU twice until the old one ages out.
+TEST(SeriesStoreTest, LatestShowsOnlyWhatTheSourcesLastBatchWrote) {
+  SeriesStore store;
+  store.Append(FromSource("gpu", kT0, {S(kMem, 1, {{"gpu", "0"}, {"job_id", "a"}})}));
+  store.Append(FromSource("host", kT0, {S(kCpu, 5, {{"cpu", "0"}})}));
+  store.Append(FromSource("gpu", kT0 + kSecond, {S(kMem, 2, {{"gpu", "0"}, {"job_id", "b"}})}));
+
+  auto gpu = store.Latest(Sel("vigil_host_memory_used_bytes"), 60 * kSecond);
+  ASSERT_EQ(gpu.size(), 1u);
+  EXPECT_EQ(LabelValue(gpu[0].labels, "job_id"), "b");
+  // Another source's batch leaves this one's series alone.
+  EXPECT_EQ(store.Latest(Sel("vigil_host_cpu_seconds_total")).size(), 1u);
+  size_t visited = 0;
+  store.VisitLatest(0, [&](std::vector<LatestRef>& refs) { visited = refs.size(); });
+  EXPECT_EQ(visited, 2u);
+  // The history of the old series is still there for range queries.
+  EXPECT_EQ(store.Range(Sel("{job_id=\"a\"}"), kT0, kT0 + kSecond).size(), 1u);
+}
+
+// A collector that failed part-way keeps its other series as they were.
+TEST(SeriesStoreTest, AnIncompleteBatchDropsNothingFromTheLatestView) {
+  SeriesStore store;
+  store.Append(
+      FromSource("disk", kT0, {S(kMem, 1, {{"device", "sda"}}), S(kMem, 2, {{"device", "sdb"}})}));
+  store.Append(FromSource("disk", kT0 + kSecond, {S(kMem, 3, {{"device", "sda"}})},
+                          /*complete=*/false));
+  EXPECT_EQ(store.Latest(Sel("vigil_host_memory_used_bytes")).size(), 2u);
+  store.Append(FromSource("disk", kT0 + 2 * kSecond, {S(kMem, 4, {{"device", "sda"}})}));
+  auto latest = store.Latest(Sel("vigil_host_memory_used_bytes"));
+  ASSERT_EQ(latest.size(), 1u);
+  EXPECT_EQ(latest[0].points[0].value, 4);
+}
+
 TEST(SeriesStoreTest, BytesGrowWithDataAndShrinkWhenItAgesOut) {
   SeriesStoreOptions options;
   options.raw_retention_ns = 10 * kMinute;
