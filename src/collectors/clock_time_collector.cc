@@ -133,19 +133,27 @@ void ClockTimeCollector::AddTimex(const struct timex& tx, int state, MetricWrite
 
 void ClockTimeCollector::CollectClocksources(MetricWriter& out) {
   const std::string dir = paths_.Sys("devices/system/clocksource");
-  StatusOr<std::vector<std::string>> devices = ListDir(dir);
-  if (!devices.ok()) {
+  const Status listed = devices_schedule_.RescanIfDue([&]() -> Status {
+    devices_.clear();
+    StatusOr<std::vector<std::string>> devices = ListDir(dir);
+    VIGIL_RETURN_IF_ERROR(devices.status());
+    for (const std::string& device : *devices) {
+      if (device.starts_with("clocksource")) {
+        devices_.push_back(device);
+      }
+    }
+    return OkStatus();
+  });
+  if (!listed.ok()) {
     return;  // No sysfs view (a container): clock sources are simply unknown.
   }
-  for (const std::string& device : *devices) {
-    if (!device.starts_with("clocksource")) {
-      continue;
-    }
+  for (const std::string& device : devices_) {
     const std::pair<const MetricDesc*, const char*> files[] = {
         {&kClocksourceAvailable, "available_clocksource"},
         {&kClocksourceCurrent, "current_clocksource"}};
     for (const auto& [desc, file] : files) {
-      if (!ReadFileInto(JoinPath(JoinPath(dir, device), file), &buf_).ok()) {
+      if (!files_.ReadInto(JoinPath(JoinPath(dir, device), file), &buf_).ok()) {
+        devices_schedule_.Invalidate();  // The device went: list them again next tick.
         continue;
       }
       std::string_view rest = Trim(buf_);

@@ -2,8 +2,9 @@
 // clock_time: the host clock: wall time, the local time zone's UTC offset, the clock sources the
 // kernel offers and uses (<sys>/devices/system/clocksource/*), and the kernel's NTP discipline
 // state from adjtimex(2) read-only (offset, frequency adjustment, error bounds, status, PPS
-// counters, whether the clock is synchronised). Stateless; owned by the daemon's collection
-// sequence. adjtimex is reached through `ClockTimeOptions::adjtimex` so tests can give a kernel
+// counters, whether the clock is synchronised). Owned by the daemon's collection sequence; keeps
+// only the list of clock source devices, listed again every RescanSchedule ticks or when one
+// vanished. adjtimex is reached through `ClockTimeOptions::adjtimex` so tests can give a kernel
 // state. A failing adjtimex (a seccomp filter) keeps the other samples and returns its error;
 // no clocksource directory (a container without /sys) leaves those two families out.
 #pragma once
@@ -11,8 +12,11 @@
 #include <sys/timex.h>
 
 #include <string>
+#include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
+#include "collectors/sysfs_reader.h"
 
 namespace vigil {
 
@@ -38,6 +42,9 @@ class ClockTimeCollector : public Collector {
   HostPaths paths_;
   ClockTimeOptions options_;
   std::string buf_;
+  KeptFiles files_;                   // Its files, open between ticks.
+  std::vector<std::string> devices_;  // clocksource* under <sys>/devices/system/clocksource.
+  RescanSchedule devices_schedule_;
 };
 
 }  // namespace vigil

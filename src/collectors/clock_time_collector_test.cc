@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -114,6 +116,28 @@ TEST(ClockTimeCollectorTest, WallTimeZoneAndClocksources) {
             1);
   EXPECT_EQ(FindValue(b, "vigil_host_clocksource_current_info",
                       {{"clocksource", "tsc"}, {"device", "clocksource0"}}),
+            1);
+}
+
+// The device list is kept between ticks; a device that went away makes the next tick list them
+// again, so its replacement shows at once.
+TEST(ClockTimeCollectorTest, AReplacedClocksourceDeviceShowsOnTheNextTick) {
+  ScratchTree tree;
+  const std::string dir = "sys/devices/system/clocksource/";
+  tree.Write(dir + "clocksource0/available_clocksource", "tsc hpet\n");
+  tree.Write(dir + "clocksource0/current_clocksource", "tsc\n");
+  ClockTimeCollector collector(tree.paths(), {.adjtimex = &SyncedNanoClock});
+  ASSERT_EQ(CountSamples(CollectOnce(collector).batch, "vigil_host_clocksource_available_info"),
+            2u);
+
+  std::filesystem::remove_all(tree.root() + "/" + dir + "clocksource0");
+  tree.Write(dir + "clocksource1/current_clocksource", "tsc\n");
+  const auto gone = CollectOnce(collector);
+  const auto back = CollectOnce(collector);
+
+  EXPECT_EQ(CountSamples(gone.batch, "vigil_host_clocksource_current_info"), 0u);
+  EXPECT_EQ(FindValue(back.batch, "vigil_host_clocksource_current_info",
+                      {{"clocksource", "tsc"}, {"device", "clocksource1"}}),
             1);
 }
 

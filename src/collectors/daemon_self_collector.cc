@@ -87,7 +87,7 @@ Status DaemonSelfCollector::Collect(MetricWriter& out) {
     }
   }
   // /proc/self/stat: "pid (comm) state ppid ..." - comm may hold spaces, so split after ')'.
-  VIGIL_RETURN_IF_ERROR(ReadFileInto("/proc/self/stat", &buf_, 4096));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto("/proc/self/stat", &buf_, 4096));
   const size_t paren = buf_.rfind(')');
   if (paren == std::string::npos) {
     return DataLossError("/proc/self/stat: no ')'");

@@ -15,6 +15,7 @@
 
 #include "base/time_util.h"
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 #include "metrics/series_store.h"
 
 namespace vigil {
@@ -44,6 +45,7 @@ class DaemonSelfCollector : public Collector {
  private:
   DaemonSelfCollectorOptions options_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
   SeriesStoreStats store_stats_;
   int64_t store_stats_at_ns_ = 0;  // MonotonicNanos() of store_stats_; 0 = never asked.
 };

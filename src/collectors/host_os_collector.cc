@@ -107,9 +107,9 @@ Status HostOsCollector::Collect(MetricWriter& out) {
            {"release", u.release},
            {"sysname", u.sysname},
            {"version", u.version}});
-  Status read = ReadFileInto(JoinPath(root_, "etc/os-release"), &buf_, 64 << 10);
+  Status read = files_.ReadInto(JoinPath(root_, "etc/os-release"), &buf_, 64 << 10);
   if (IsAbsent(read)) {
-    read = ReadFileInto(JoinPath(root_, "usr/lib/os-release"), &buf_, 64 << 10);
+    read = files_.ReadInto(JoinPath(root_, "usr/lib/os-release"), &buf_, 64 << 10);
   }
   if (IsAbsent(read)) {
     return OkStatus();  // No os-release: a minimal image; the uname sample stands alone.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -41,6 +42,7 @@ class HostOsCollector : public Collector {
   HostOsOptions options_;
   std::string root_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
 };
 
 }  // namespace vigil

@@ -50,6 +50,7 @@ class ScratchTree {
   void MakeDir(std::string_view rel) const {
     std::filesystem::create_directories(std::filesystem::path(root_) / rel);
   }
+  const std::string& root() const { return root_; }
   HostPaths paths() const {
     return HostPaths{.proc_root = root_ + "/proc", .sys_root = root_ + "/sys"};
   }

@@ -73,7 +73,7 @@ Status ProcArpCollector::Parse(std::string_view text,
 
 Status ProcArpCollector::Collect(MetricWriter& out) {
   const std::string path = paths_.Proc("net/arp");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   Status s = Parse(buf_, &counts_);
   if (!s.ok()) {
     return s.WithContext(path);

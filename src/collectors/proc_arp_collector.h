@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -27,6 +28,7 @@ class ProcArpCollector : public Collector {
  private:
   HostPaths paths_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
   std::vector<std::pair<std::string_view, uint64_t>> counts_;
 };
 

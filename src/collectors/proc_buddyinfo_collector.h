@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -25,6 +26,7 @@ class ProcBuddyinfoCollector : public Collector {
  private:
   HostPaths paths_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
 };
 
 }  // namespace vigil

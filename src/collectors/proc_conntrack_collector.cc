@@ -53,8 +53,8 @@ std::unique_ptr<Collector> Create(const CollectorContext& context) {
 }
 
 // Reads a file holding one decimal number.
-StatusOr<uint64_t> ReadNumber(const std::string& path, std::string* buf) {
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, buf));
+StatusOr<uint64_t> ReadNumber(const std::string& path, KeptFiles& files, std::string* buf) {
+  VIGIL_RETURN_IF_ERROR(files.ReadInto(path, buf));
   StatusOr<uint64_t> v = ParseCounterField(Trim(*buf), "conntrack");
   return v.ok() ? v : StatusOr<uint64_t>(v.status().WithContext(path));
 }
@@ -109,19 +109,20 @@ StatusOr<ProcConntrackCollector::Stat> ProcConntrackCollector::ParseStat(std::st
 
 Status ProcConntrackCollector::Collect(MetricWriter& out) {
   const std::string count_path = paths_.Proc("sys/net/netfilter/nf_conntrack_count");
-  StatusOr<uint64_t> count = ReadNumber(count_path, &buf_);
+  StatusOr<uint64_t> count = ReadNumber(count_path, files_, &buf_);
   if (IsAbsent(count.status())) {
     return NotFoundError(count_path + ": not present (the nf_conntrack module is not loaded)");
   }
   VIGIL_RETURN_IF_ERROR(count.status());
   out.Add(kEntries, static_cast<double>(*count));
-  StatusOr<uint64_t> limit = ReadNumber(paths_.Proc("sys/net/netfilter/nf_conntrack_max"), &buf_);
+  StatusOr<uint64_t> limit =
+      ReadNumber(paths_.Proc("sys/net/netfilter/nf_conntrack_max"), files_, &buf_);
   if (!limit.ok()) {
     return IsAbsent(limit.status()) ? DataLossError(limit.status().message()) : limit.status();
   }
   out.Add(kLimit, static_cast<double>(*limit));
   const std::string stat_path = paths_.Proc("net/stat/nf_conntrack");
-  Status read = ReadFileInto(stat_path, &buf_);
+  Status read = files_.ReadInto(stat_path, &buf_);
   if (read.code() == StatusCode::kNotFound) {
     return OkStatus();  // Kernels built without CONFIG_NF_CONNTRACK_PROCFS.
   }

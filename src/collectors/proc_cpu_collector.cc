@@ -143,7 +143,7 @@ std::optional<double> ProcCpuCollector::Utilization(const CpuTicks& before, cons
 
 Status ProcCpuCollector::Collect(MetricWriter& out) {
   const std::string path = paths_.Proc("stat");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   StatusOr<Stat> parsed = Parse(buf_);
   if (!parsed.ok()) {
     return parsed.status().WithContext(path);

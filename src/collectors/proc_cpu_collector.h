@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -50,6 +51,7 @@ class ProcCpuCollector : public Collector {
   HostPaths paths_;
   double user_hz_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
   std::vector<CpuTicks> previous_;
 };
 

@@ -125,31 +125,49 @@ StatusOr<std::vector<ProcDiskstatsCollector::Device>> ProcDiskstatsCollector::Pa
   return out;
 }
 
+bool ProcDiskstatsCollector::ChooseReported(const std::vector<Device>& devices) {
+  // <sys>/block names whole disks ('/' in a name is '!' there); without it every device is kept.
+  StatusOr<std::vector<std::string>> disks = ListDir(paths_.Sys("block"));
+  if (disks.ok()) {
+    std::sort(disks->begin(), disks->end());
+  }
+  reported_.assign(devices.size(), false);
+  std::string sys_name;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const std::string_view name = devices[i].name;
+    if (disks.ok()) {
+      sys_name.assign(name);
+      std::replace(sys_name.begin(), sys_name.end(), '/', '!');
+      if (!std::binary_search(disks->begin(), disks->end(), sys_name)) {
+        continue;  // A partition (or a device sysfs does not show).
+      }
+    }
+    reported_[i] = !(exclude_ && std::regex_search(name.begin(), name.end(), *exclude_));
+  }
+  return disks.ok();
+}
+
 Status ProcDiskstatsCollector::Collect(MetricWriter& out) {
   VIGIL_RETURN_IF_ERROR(options_status_);
   const std::string path = paths_.Proc("diskstats");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   StatusOr<std::vector<Device>> parsed = Parse(buf_);
   if (!parsed.ok()) {
     return parsed.status().WithContext(path);
   }
-  // One listing per tick: <sys>/block names whole disks ('/' in a name is '!' there).
-  StatusOr<std::vector<std::string>> disks = ListDir(paths_.Sys("block"));
-  const bool know_disks = disks.ok();
-  if (know_disks) {
-    disks_ = std::move(*disks);
-    std::sort(disks_.begin(), disks_.end());
-  }
-  std::string sys_name;
+  // Which devices to report depends only on their names: it is worked out again (one listing of
+  // <sys>/block, the exclude regex) only when the devices in the file changed.
+  std::string names;
   for (const Device& dev : *parsed) {
-    if (know_disks) {
-      sys_name.assign(dev.name);
-      std::replace(sys_name.begin(), sys_name.end(), '/', '!');
-      if (!std::binary_search(disks_.begin(), disks_.end(), sys_name)) {
-        continue;  // A partition (or a device sysfs does not show).
-      }
-    }
-    if (exclude_ && std::regex_search(dev.name.begin(), dev.name.end(), *exclude_)) {
+    names.append(dev.name).push_back('\n');
+  }
+  if (names != reported_for_) {
+    // Without a <sys>/block view this time, it looks again next tick.
+    reported_for_ = ChooseReported(*parsed) ? std::move(names) : std::string();
+  }
+  for (size_t i = 0; i < parsed->size(); ++i) {
+    const Device& dev = (*parsed)[i];
+    if (!reported_[i]) {
       continue;
     }
     const std::string name(dev.name);

@@ -6,7 +6,8 @@
 // regex, default kDefaultDeviceExclude: loop, ram, zram, fd, sr and nbd devices) are skipped;
 // dm-* and md* devices are kept by default (LVM and RAID volumes are what users mount).
 // Handles the 14-field (Linux 2.6.25+), 18-field (4.18+, discards) and 20-field (5.5+,
-// flushes) formats. Owned by the daemon's collection sequence. Missing file: NotFound (absent);
+// flushes) formats. Owned by the daemon's collection sequence; which devices it reports is
+// chosen again only when the file's device names change. Missing file: NotFound (absent);
 // malformed line: DataLoss; an invalid exclude regex: InvalidArgument on every Collect().
 #pragma once
 
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -51,7 +53,12 @@ class ProcDiskstatsCollector : public Collector {
   std::optional<std::regex> exclude_;
   Status options_status_;
   std::string buf_;
-  std::vector<std::string> disks_;
+  KeptFiles files_;  // Its files, open between ticks.
+  // Sets reported_ (index-aligned with `devices`): whole disks not excluded. False when
+  // <sys>/block could not be listed (every device not excluded is then reported).
+  bool ChooseReported(const std::vector<Device>& devices);
+  std::string reported_for_;  // The device names (one per line) reported_ was chosen for.
+  std::vector<bool> reported_;
 };
 
 }  // namespace vigil

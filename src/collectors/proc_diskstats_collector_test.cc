@@ -127,6 +127,27 @@ TEST(ProcDiskstatsCollectorTest, WithoutSysBlockEveryDeviceIsKept) {
   EXPECT_EQ(CountSamples(r.batch, "vigil_host_disk_reads_completed_total"), 2u);
 }
 
+// The choice of devices is kept between ticks and made again when the device list changes: a
+// hot-plugged disk shows on the next tick, its new partition does not.
+TEST(ProcDiskstatsCollectorTest, AHotPluggedDiskShowsOnTheNextTick) {
+  ScratchTree tree;
+  tree.MakeDir("sys/block/sda");
+  tree.Write("proc/diskstats", " 8 0 sda 1 0 2 0 0 0 0 0 0 0 0\n");
+  ProcDiskstatsCollector collector(tree.paths());
+  ASSERT_EQ(CountSamples(CollectOnce(collector).batch, "vigil_host_disk_reads_completed_total"),
+            1u);
+
+  tree.MakeDir("sys/block/sdb");
+  tree.Write("proc/diskstats",
+             " 8 0 sda 1 0 2 0 0 0 0 0 0 0 0\n 8 16 sdb 7 0 2 0 0 0 0 0 0 0 0\n"
+             " 8 17 sdb1 5 0 2 0 0 0 0 0 0 0 0\n");
+  auto r = CollectOnce(collector);
+
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_EQ(CountSamples(r.batch, "vigil_host_disk_reads_completed_total"), 2u);
+  EXPECT_EQ(FindValue(r.batch, "vigil_host_disk_reads_completed_total", {{"device", "sdb"}}), 7);
+}
+
 TEST(ProcDiskstatsCollectorTest, TruncatedLineIsDataLoss) {
   auto devs = ProcDiskstatsCollector::Parse(" 8 0 sda 1 2 3 4 5\n");
 

@@ -118,7 +118,7 @@ Status ProcInterruptsCollector::Parse(std::string_view text, MetricWriter& out) 
 
 Status ProcInterruptsCollector::Collect(MetricWriter& out) {
   const std::string path = paths_.Proc("interrupts");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   Status s = Parse(buf_, out);
   return s.ok() ? s : s.WithContext(path);
 }

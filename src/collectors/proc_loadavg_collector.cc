@@ -61,7 +61,7 @@ StatusOr<ProcLoadavgCollector::Loadavg> ProcLoadavgCollector::Parse(std::string_
 
 Status ProcLoadavgCollector::Collect(MetricWriter& out) {
   const std::string path = paths_.Proc("loadavg");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   StatusOr<Loadavg> parsed = Parse(buf_);
   if (!parsed.ok()) {
     return parsed.status().WithContext(path);

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -32,6 +33,7 @@ class ProcLoadavgCollector : public Collector {
  private:
   HostPaths paths_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
 };
 
 }  // namespace vigil

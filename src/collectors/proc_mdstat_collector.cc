@@ -171,7 +171,7 @@ StatusOr<std::vector<ProcMdstatCollector::Array>> ProcMdstatCollector::Parse(
 
 Status ProcMdstatCollector::Collect(MetricWriter& out) {
   const std::string path = paths_.Proc("mdstat");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_, kMaxMdstatBytes));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_, kMaxMdstatBytes));
   StatusOr<std::vector<Array>> arrays = Parse(buf_);
   if (!arrays.ok()) {
     return arrays.status().WithContext(path);

@@ -247,7 +247,7 @@ StatusOr<Meminfo> ProcMeminfoCollector::ParseNode(std::string_view text) {
 
 Status ProcMeminfoCollector::Collect(MetricWriter& out) {
   const std::string path = paths_.Proc("meminfo");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   StatusOr<Meminfo> parsed = Parse(buf_);
   if (!parsed.ok()) {
     return parsed.status().WithContext(path);
@@ -305,7 +305,7 @@ Status ProcMeminfoCollector::CollectNuma(MetricWriter& out) {
   Status first_error;
   for (const auto& [id, name] : nodes) {
     const std::string path = JoinPath(dir, name + "/meminfo");
-    Status read = ReadFileInto(path, &buf_);
+    Status read = files_.ReadInto(path, &buf_);
     StatusOr<Meminfo> node = read.ok() ? ParseNode(buf_) : StatusOr<Meminfo>(read);
     if (!node.ok()) {
       if (first_error.ok()) {

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -46,6 +47,7 @@ class ProcMeminfoCollector : public Collector {
 
   HostPaths paths_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
   bool logged_estimate_ = false;
 };
 

@@ -220,7 +220,7 @@ StatusOr<ProcNetdevCollector::Pairs> ProcNetdevCollector::ParseSnmpSection(
 Status ProcNetdevCollector::Collect(MetricWriter& out) {
   VIGIL_RETURN_IF_ERROR(options_status_);
   const std::string path = paths_.Proc("net/dev");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   StatusOr<std::vector<Interface>> parsed = ParseNetDev(buf_);
   if (!parsed.ok()) {
     return parsed.status().WithContext(path);
@@ -241,14 +241,14 @@ Status ProcNetdevCollector::CollectTcp(MetricWriter& out) {
   // Interface samples are already written: a missing TCP file must not read as "absent".
   auto as_failure = [](const Status& s) { return IsAbsent(s) ? DataLossError(s.message()) : s; };
   std::string path = paths_.Proc("net/snmp");
-  VIGIL_RETURN_IF_ERROR(as_failure(ReadFileInto(path, &buf_)));
+  VIGIL_RETURN_IF_ERROR(as_failure(files_.ReadInto(path, &buf_)));
   StatusOr<Pairs> tcp = ParseSnmpSection(buf_, "Tcp");
   if (!tcp.ok()) {
     return tcp.status().WithContext(path);
   }
   AddSnmp(*tcp, kTcpFields, out);
   path = paths_.Proc("net/netstat");
-  VIGIL_RETURN_IF_ERROR(as_failure(ReadFileInto(path, &buf_)));
+  VIGIL_RETURN_IF_ERROR(as_failure(files_.ReadInto(path, &buf_)));
   StatusOr<Pairs> ext = ParseSnmpSection(buf_, "TcpExt");
   if (!ext.ok()) {
     return ext.status().WithContext(path);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -55,6 +56,7 @@ class ProcNetdevCollector : public Collector {
   std::optional<std::regex> exclude_;
   Status options_status_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
 };
 
 }  // namespace vigil

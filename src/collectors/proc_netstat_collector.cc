@@ -156,7 +156,7 @@ ProcNetstatCollector::ProcNetstatCollector(HostPaths paths) : paths_(std::move(p
 Status ProcNetstatCollector::CollectSections(std::string_view file, bool samples_written,
                                              MetricWriter& out) {
   const std::string path = paths_.Proc(file);
-  Status read = ReadFileInto(path, &buf_);
+  Status read = files_.ReadInto(path, &buf_);
   if (!read.ok()) {
     // net/snmp missing means no network stack view at all (absent); net/netstat missing after
     // net/snmp was read is a failure, since samples were already written.
@@ -186,7 +186,7 @@ Status ProcNetstatCollector::CollectSections(std::string_view file, bool samples
 
 Status ProcNetstatCollector::CollectSnmp6(MetricWriter& out) {
   const std::string path = paths_.Proc("net/snmp6");
-  Status read = ReadFileInto(path, &buf_);
+  Status read = files_.ReadInto(path, &buf_);
   if (read.code() == StatusCode::kNotFound) {
     return OkStatus();  // IPv6 disabled (ipv6.disable=1 or no module): no IPv6 series.
   }

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -30,6 +31,7 @@ class ProcNetstatCollector : public Collector {
 
   HostPaths paths_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
 };
 
 }  // namespace vigil

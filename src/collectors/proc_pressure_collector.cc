@@ -99,7 +99,7 @@ Status ProcPressureCollector::Collect(MetricWriter& out) {
   Status first_error;
   for (std::string_view resource : kResources) {
     const std::string path = JoinPath(dir, resource);
-    Status read = ReadFileInto(path, &buf_);
+    Status read = files_.ReadInto(path, &buf_);
     StatusOr<Pressure> parsed = read.ok() ? Parse(buf_) : StatusOr<Pressure>(read);
     if (!parsed.ok()) {
       // Keep the other resources; a file missing inside an existing directory is a failure.

@@ -62,7 +62,7 @@ Status ProcSchedstatCollector::Parse(std::string_view text, std::vector<Cpu>* ou
 
 Status ProcSchedstatCollector::Collect(MetricWriter& out) {
   const std::string path = paths_.Proc("schedstat");
-  Status read = ReadFileInto(path, &buf_);
+  Status read = files_.ReadInto(path, &buf_);
   if (read.code() == StatusCode::kNotFound) {
     return NotFoundError(path + ": not present (kernel built without CONFIG_SCHEDSTATS)");
   }

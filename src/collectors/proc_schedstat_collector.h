@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -33,6 +34,7 @@ class ProcSchedstatCollector : public Collector {
  private:
   HostPaths paths_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
   std::vector<Cpu> cpus_;
 };
 

@@ -125,13 +125,13 @@ Status ProcSockstatCollector::Parse(std::string_view text, double page_size, Met
 
 Status ProcSockstatCollector::Collect(MetricWriter& out) {
   std::string path = paths_.Proc("net/sockstat");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   Status s = Parse(buf_, page_size_, out);
   if (!s.ok()) {
     return s.WithContext(path);
   }
   path = paths_.Proc("net/sockstat6");
-  Status read = ReadFileInto(path, &buf_);
+  Status read = files_.ReadInto(path, &buf_);
   if (read.code() == StatusCode::kNotFound) {
     return OkStatus();  // IPv6 disabled.
   }

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -29,6 +30,7 @@ class ProcSockstatCollector : public Collector {
   HostPaths paths_;
   double page_size_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
 };
 
 }  // namespace vigil

@@ -99,7 +99,7 @@ Status ProcSoftnetCollector::Parse(std::string_view text, std::vector<Cpu>* out)
 
 Status ProcSoftnetCollector::Collect(MetricWriter& out) {
   const std::string path = paths_.Proc("net/softnet_stat");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   Status s = Parse(buf_, &cpus_);
   if (!s.ok()) {
     return s.WithContext(path);

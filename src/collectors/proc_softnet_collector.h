@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -35,6 +36,7 @@ class ProcSoftnetCollector : public Collector {
  private:
   HostPaths paths_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
   std::vector<Cpu> cpus_;
 };
 

@@ -45,7 +45,7 @@ ProcSysCollector::ProcSysCollector(HostPaths paths) : paths_(std::move(paths)) {
 Status ProcSysCollector::Collect(MetricWriter& out) {
   // "allocated  free  max"; free is always 0 since Linux 2.6.
   std::string path = paths_.Proc("sys/fs/file-nr");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   std::string_view rest = Trim(buf_);
   std::string_view allocated;
   std::string_view unused;
@@ -64,7 +64,7 @@ Status ProcSysCollector::Collect(MetricWriter& out) {
       {&kEntropy, "sys/kernel/random/entropy_avail"}, {&kPoolSize, "sys/kernel/random/poolsize"}};
   for (const auto& [desc, rel] : random) {
     path = paths_.Proc(rel);
-    Status read = ReadFileInto(path, &buf_);
+    Status read = files_.ReadInto(path, &buf_);
     if (!read.ok()) {
       return IsAbsent(read) ? DataLossError(read.message()) : read;  // Samples already written.
     }

@@ -72,14 +72,14 @@ StatusOr<ProcUdpCollector::Queues> ProcUdpCollector::Parse(std::string_view text
 
 Status ProcUdpCollector::Collect(MetricWriter& out) {
   std::string path = paths_.Proc("net/udp");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   StatusOr<Queues> v4 = Parse(buf_);
   if (!v4.ok()) {
     return v4.status().WithContext(path);
   }
   AddQueues(*v4, "4", out);
   path = paths_.Proc("net/udp6");
-  Status read = ReadFileInto(path, &buf_);
+  Status read = files_.ReadInto(path, &buf_);
   if (read.code() == StatusCode::kNotFound) {
     return OkStatus();  // IPv6 disabled.
   }

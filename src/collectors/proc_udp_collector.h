@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -31,6 +32,7 @@ class ProcUdpCollector : public Collector {
  private:
   HostPaths paths_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
 };
 
 }  // namespace vigil

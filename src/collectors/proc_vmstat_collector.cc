@@ -59,7 +59,7 @@ StatusOr<ProcVmstatCollector::Vmstat> ProcVmstatCollector::Parse(std::string_vie
 
 Status ProcVmstatCollector::Collect(MetricWriter& out) {
   const std::string path = paths_.Proc("vmstat");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   StatusOr<Vmstat> parsed = Parse(buf_);
   if (!parsed.ok()) {
     return parsed.status().WithContext(path);

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -36,6 +37,7 @@ class ProcVmstatCollector : public Collector {
   HostPaths paths_;
   double page_size_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
 };
 
 }  // namespace vigil

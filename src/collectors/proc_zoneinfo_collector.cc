@@ -140,7 +140,7 @@ Status ProcZoneinfoCollector::Parse(std::string_view text, double page_size, Met
 
 Status ProcZoneinfoCollector::Collect(MetricWriter& out) {
   const std::string path = paths_.Proc("zoneinfo");
-  VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+  VIGIL_RETURN_IF_ERROR(files_.ReadInto(path, &buf_));
   Status s = Parse(buf_, page_size_, out);
   return s.ok() ? s : s.WithContext(path);
 }

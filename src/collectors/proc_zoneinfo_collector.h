@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "collectors/collector.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -30,6 +31,7 @@ class ProcZoneinfoCollector : public Collector {
   HostPaths paths_;
   double page_size_;
   std::string buf_;
+  KeptFiles files_;  // Its files, open between ticks.
 };
 
 }  // namespace vigil

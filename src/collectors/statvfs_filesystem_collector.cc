@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/statvfs_filesystem_collector.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/statvfs.h>
+#include <sys/vfs.h>
 
 #include <cerrno>
 #include <map>
@@ -10,6 +13,7 @@
 #include "base/strings.h"
 #include "collectors/collector_context.h"
 #include "collectors/deadline_statfs.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 namespace {
@@ -142,14 +146,46 @@ StatusOr<FsStats> StatvfsFilesystemCollector::StatVfs(const std::string& mount_p
                  .inodes_free = st.f_ffree};
 }
 
-Status StatvfsFilesystemCollector::Collect(MetricWriter& out) {
-  VIGIL_RETURN_IF_ERROR(options_status_);
-  std::string path = paths_.Proc("1/mounts");
-  Status read = ReadFileInto(path, &buf_);
-  if (!read.ok()) {
-    path = paths_.Proc("mounts");
-    VIGIL_RETURN_IF_ERROR(ReadFileInto(path, &buf_));
+Status StatvfsFilesystemCollector::RefreshTargets() {
+  if (mounts_fd_.valid()) {
+    if (mounts_pollable_) {
+      pollfd p{.fd = mounts_fd_.get(), .events = POLLPRI, .revents = 0};
+      const int ready = poll(&p, 1, 0);
+      if (ready == 0) {
+        return OkStatus();  // No mount or unmount since the last read.
+      }
+    }
+    if (ReadTargets(mounts_fd_.get(), "mounts").ok()) {
+      return OkStatus();
+    }
+    mounts_fd_.Reset();  // Open it again by name below.
   }
+  Status error;
+  for (const std::string& path : {paths_.Proc("1/mounts"), paths_.Proc("mounts")}) {
+    ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) {
+      error = ErrnoStatus(errno, "open " + path);
+      continue;
+    }
+    struct statfs fs {};
+    constexpr long kProcMagic = 0x9fa0;  // PROC_SUPER_MAGIC, linux/magic.h.
+    const bool pollable = fstatfs(fd.get(), &fs) == 0 && static_cast<long>(fs.f_type) == kProcMagic;
+    if (pollable) {
+      pollfd p{.fd = fd.get(), .events = POLLPRI, .revents = 0};
+      poll(&p, 1, 0);  // Takes the table's current state as seen.
+    }
+    error = ReadTargets(fd.get(), path);
+    if (error.ok()) {
+      mounts_fd_ = std::move(fd);
+      mounts_pollable_ = pollable;
+      return OkStatus();
+    }
+  }
+  return error;
+}
+
+Status StatvfsFilesystemCollector::ReadTargets(int fd, const std::string& path) {
+  VIGIL_RETURN_IF_ERROR(PreadFileInto(fd, path, &buf_));
   StatusOr<std::vector<Mount>> parsed = Parse(buf_);
   if (!parsed.ok()) {
     return parsed.status().WithContext(path);
@@ -158,6 +194,7 @@ Status StatvfsFilesystemCollector::Collect(MetricWriter& out) {
   for (const Mount& m : *parsed) {
     by_mount_point[m.mount_point] = &m;
   }
+  targets_.clear();
   for (const auto& [mount_point, m] : by_mount_point) {
     if (fstype_exclude_ &&
         std::regex_search(m->fstype.begin(), m->fstype.end(), *fstype_exclude_)) {
@@ -167,16 +204,27 @@ Status StatvfsFilesystemCollector::Collect(MetricWriter& out) {
         std::regex_search(mount_point.begin(), mount_point.end(), *mount_point_exclude_)) {
       continue;
     }
-    const Labels labels = {{"device", std::string(m->device)},
-                           {"fstype", std::string(m->fstype)},
-                           {"mountpoint", m->mount_point}};
-    StatusOr<FsStats> st = statfs_(m->mount_point);
+    targets_.push_back(Target{.mount_point = m->mount_point,
+                              .labels = {{"device", std::string(m->device)},
+                                         {"fstype", std::string(m->fstype)},
+                                         {"mountpoint", m->mount_point}},
+                              .read_only = m->read_only});
+  }
+  return OkStatus();
+}
+
+Status StatvfsFilesystemCollector::Collect(MetricWriter& out) {
+  VIGIL_RETURN_IF_ERROR(options_status_);
+  VIGIL_RETURN_IF_ERROR(RefreshTargets());
+  for (const Target& t : targets_) {
+    const Labels& labels = t.labels;
+    StatusOr<FsStats> st = statfs_(t.mount_point);
     if (!st.ok()) {
       out.Add(kDeviceError, 1, labels);
       continue;
     }
     out.Add(kDeviceError, 0, labels);
-    out.Add(kReadOnly, m->read_only ? 1 : 0, labels);
+    out.Add(kReadOnly, t.read_only ? 1 : 0, labels);
     out.Add(kSize, static_cast<double>(st->size_bytes), labels);
     out.Add(kFree, static_cast<double>(st->free_bytes), labels);
     out.Add(kAvail, static_cast<double>(st->avail_bytes), labels);

@@ -13,7 +13,9 @@
 // still succeeds. No mount table at all: NotFound (absent). Owned by the collection sequence.
 // statvfs can block on a dead network mount, so every call runs with a deadline
 // (deadline_statfs.h, options.statfs_timeout): such a mount reports device_error 1 and the others
-// keep their numbers.
+// keep their numbers. The mount table is read again only when it changed: the kernel marks an open
+// mounts file with POLLPRI after a mount or unmount (proc(5)), so a tick without one polls instead
+// of reading and matching every line (a fixture tree, not procfs, is read every tick).
 #pragma once
 
 #include <chrono>
@@ -25,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/file_util.h"
 #include "collectors/collector.h"
 
 namespace vigil {
@@ -75,8 +78,21 @@ class StatvfsFilesystemCollector : public Collector {
   StatFsFunction statfs_;
   std::optional<std::regex> fstype_exclude_;
   std::optional<std::regex> mount_point_exclude_;
+  // A mount to statvfs each tick, as the last read of the mount table left it.
+  struct Target {
+    std::string mount_point;
+    Labels labels;
+    bool read_only = false;
+  };
+  // Reads the mount table into targets_ when it changed since the last read (or never was).
+  Status RefreshTargets();
+  Status ReadTargets(int fd, const std::string& path);
+
   Status options_status_;
   std::string buf_;
+  ScopedFd mounts_fd_;
+  bool mounts_pollable_ = false;  // procfs: POLLPRI says when it changed.
+  std::vector<Target> targets_;
 };
 
 }  // namespace vigil

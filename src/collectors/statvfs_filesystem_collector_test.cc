@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/statvfs_filesystem_collector.h"
 
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <string>
@@ -191,6 +198,80 @@ TEST(StatvfsFilesystemCollectorTest, FallsBackToProcMounts) {
   EXPECT_EQ(FindValue(r.batch, "vigil_host_filesystem_size_bytes",
                       {{"mountpoint", "/"}, {"device", "/dev/sda1"}}),
             1e12);
+}
+
+// The mount table is polled, not read, between changes: a child in its own mount namespace
+// mounts and unmounts a tmpfs, and the next tick after each shows it (through POLLPRI on the
+// kept /proc/<child>/mounts; the proc root's "1" points at the child).
+TEST(StatvfsFilesystemCollectorTest, AMountOrUnmountShowsOnTheNextTick) {
+  if (geteuid() != 0) {
+    GTEST_SKIP() << "needs root (a mount namespace and a tmpfs mount)";
+  }
+  ScratchTree tree;
+  const std::string mnt = tree.paths().proc_root + "/../mnt";
+  std::filesystem::create_directories(mnt);
+  int to_child[2];
+  int to_parent[2];
+  ASSERT_EQ(pipe(to_child), 0);
+  ASSERT_EQ(pipe(to_parent), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Only system calls here: the parent may have threads.
+    char c = 0;
+    const bool ready = unshare(CLONE_NEWNS) == 0 &&
+                       mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
+    c = ready ? 'r' : 'x';
+    (void)!write(to_parent[1], &c, 1);
+    if (read(to_child[0], &c, 1) == 1 && c == 'm') {
+      c = mount("vigiltest", mnt.c_str(), "tmpfs", 0, "size=1m") == 0 ? 'm' : 'x';
+      (void)!write(to_parent[1], &c, 1);
+    }
+    if (read(to_child[0], &c, 1) == 1 && c == 'u') {
+      c = umount(mnt.c_str()) == 0 ? 'u' : 'x';
+      (void)!write(to_parent[1], &c, 1);
+    }
+    (void)!read(to_child[0], &c, 1);
+    _exit(0);
+  }
+  auto ask = [&](char what) {
+    char c = what;
+    EXPECT_EQ(write(to_child[1], &c, 1), 1);
+    EXPECT_EQ(read(to_parent[0], &c, 1), 1);
+    return c;
+  };
+  char c = 0;
+  ASSERT_EQ(read(to_parent[0], &c, 1), 1);
+  if (c != 'r') {
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    GTEST_SKIP() << "no private mount namespace here";
+  }
+  std::filesystem::create_directory_symlink("/proc/" + std::to_string(child),
+                                            tree.paths().Proc("1"));
+  std::vector<std::string> calls;
+  StatvfsFilesystemCollector collector(tree.paths(),
+                                       StatvfsFilesystemOptions{.statfs = FakeStatFs{&calls}});
+  const std::string mount_point = std::filesystem::weakly_canonical(mnt).string();
+  auto has_mount = [&] {
+    auto r = CollectOnce(collector);
+    EXPECT_TRUE(r.status.ok()) << r.status.ToString();
+    return MountPoints(r.batch).contains(mount_point);
+  };
+
+  EXPECT_FALSE(has_mount());
+  EXPECT_FALSE(has_mount());
+  EXPECT_EQ(ask('m'), 'm');
+  EXPECT_TRUE(has_mount());
+  EXPECT_TRUE(has_mount());
+  EXPECT_EQ(ask('u'), 'u');
+  EXPECT_FALSE(has_mount());
+  c = 'q';
+  EXPECT_EQ(write(to_child[1], &c, 1), 1);
+  waitpid(child, nullptr, 0);
+  for (int fd : {to_child[0], to_child[1], to_parent[0], to_parent[1]}) {
+    close(fd);
+  }
 }
 
 TEST(StatvfsFilesystemCollectorTest, RealStatvfsOnThisMachinesRoot) {

@@ -119,7 +119,7 @@ Status SysNumaCollector::Collect(MetricWriter& out) {
     const std::string base = JoinPath(dir, "node" + node);
     for (const char* file : {"meminfo", "numastat"}) {
       const std::string path = JoinPath(base, file);
-      Status s = ReadFileInto(path, &buf_);
+      Status s = files_.ReadInto(path, &buf_);
       if (s.ok()) {
         s = std::string_view(file) == "meminfo" ? ParseMeminfo(buf_, node, out)
                                                 : ParseNumastat(buf_, node, out);

@@ -7,20 +7,19 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <climits>
 
 #include "base/file_util.h"
 #include "base/strings.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
 namespace {
 
 constexpr long kSysfsMagic = 0x62656572;  // SYSFS_MAGIC, linux/magic.h.
-std::atomic<int> g_kept_files{0};
 
 }  // namespace
 
@@ -32,7 +31,7 @@ void SysfsReader::CloseKept() {
   for (auto& [path, kept] : kept_) {
     close(kept.fd);
   }
-  g_kept_files.fetch_sub(static_cast<int>(kept_.size()));
+  ReturnKeptFileSlots(static_cast<int>(kept_.size()));
   kept_.clear();
 }
 
@@ -64,14 +63,13 @@ StatusOr<std::string_view> SysfsReader::Read(const std::string& path) {
 StatusOr<std::string_view> SysfsReader::ReadKept(const std::string& path) {
   auto it = kept_.find(path);
   if (it == kept_.end()) {
-    if (g_kept_files.fetch_add(1) >= kMaxKeptFiles) {
-      g_kept_files.fetch_sub(1);
+    if (!TakeKeptFileSlot()) {
       return Read(path);  // Over budget: open and close as usual.
     }
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       const int err = errno;
-      g_kept_files.fetch_sub(1);
+      ReturnKeptFileSlots(1);
       return ErrnoStatus(err, "open " + path);
     }
     struct statfs fs {};
@@ -82,7 +80,7 @@ StatusOr<std::string_view> SysfsReader::ReadKept(const std::string& path) {
   if (it->second.check_unlinked && fstat(it->second.fd, &st) == 0 && st.st_nlink == 0) {
     close(it->second.fd);
     kept_.erase(it);
-    g_kept_files.fetch_sub(1);
+    ReturnKeptFileSlots(1);
     return NotFoundError("read " + path + ": file removed");
   }
   return PreadAll(it->second.fd, path);

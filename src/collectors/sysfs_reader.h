@@ -4,11 +4,11 @@
 // of it), and a schedule that says when to list directories again. Files read every tick are
 // kept open between ticks (ReadKept): a pread at offset 0 makes sysfs run the attribute's show()
 // again, so only the first tick pays the path walk, open and close. A process-wide budget
-// (kMaxKeptFiles) bounds the descriptors kept; past it, reads open and close as Read() does.
-// Listing sysfs is the expensive part of a tick, so collectors keep a plan of the files to read and
-// rebuild it only every `every` ticks, or on the next tick after a planned file disappeared (a
-// device went away). Not thread-safe: each collector owns its own reader on its collection
-// sequence.
+// (kMaxKeptFiles, kept_files.h) bounds the descriptors kept; past it, reads open and close as
+// Read() does. Listing sysfs is the expensive part of a tick, so collectors keep a plan of the
+// files to read and rebuild it only every `every` ticks, or on the next tick after a planned file
+// disappeared (a device went away). Not thread-safe: each collector owns its own reader on its
+// collection sequence.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +27,6 @@ class SysfsReader {
  public:
   // 64 KiB covers the largest page size of the architectures Vigil targets (arm64 64K pages).
   static constexpr size_t kBufferBytes = 64 << 10;
-  // Descriptors kept open by all readers of the process together (systemd unit: 4096 allowed).
-  static constexpr int kMaxKeptFiles = 512;
 
   SysfsReader();
   // The file's text without surrounding white space; valid until the next call. NotFound or

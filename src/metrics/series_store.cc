@@ -144,7 +144,30 @@ struct SeriesStore::Impl {
   // Per batch source (a collector's name): its id and how many complete batches it has sent.
   std::unordered_map<std::string, uint32_t> source_ids;
   std::vector<uint64_t> source_runs{0};
+  // Every series by name, then labels: a scrape walks it instead of sorting (rebuilt by the
+  // writer when a series came or went).
+  std::vector<const Series*> ordered;
+  bool order_stale = false;
+  void SortIfStale();
 };
+
+void SeriesStore::Impl::SortIfStale() {
+  if (!order_stale) {
+    return;
+  }
+  order_stale = false;
+  ordered.clear();
+  ordered.reserve(index.size());
+  for (const auto& [key, series] : index) {
+    ordered.push_back(series.get());
+  }
+  std::sort(ordered.begin(), ordered.end(), [](const Series* a, const Series* b) {
+    if (a->history.desc()->name != b->history.desc()->name) {
+      return a->history.desc()->name < b->history.desc()->name;
+    }
+    return a->labels < b->labels;
+  });
+}
 
 uint32_t SeriesStore::Impl::BeginRun(const MetricBatch& batch) {
   if (batch.source.empty()) {
@@ -163,6 +186,7 @@ uint32_t SeriesStore::Impl::BeginRun(const MetricBatch& batch) {
 
 SeriesStore::Impl::Index::iterator SeriesStore::Impl::Remove(Index::iterator it) {
   Series* series = it->second.get();
+  order_stale = true;
   auto family = by_name.find(series->history.desc()->name);
   if (family != by_name.end()) {
     std::erase(family->second, series);
@@ -230,6 +254,7 @@ void SeriesStore::Append(const MetricBatch& batch) {
       series->labels.shrink_to_fit();
       s.by_name[sample.desc->name].push_back(series.get());
       it = s.index.emplace(s.scratch_key, std::move(series)).first;
+      s.order_stale = true;
     }
     it->second->source = source;
     it->second->run = s.source_runs[source];
@@ -250,6 +275,7 @@ void SeriesStore::Append(const MetricBatch& batch) {
   if (s.has_now && s.now_ns - s.last_sweep_ns >= s.sweep_interval_ns) {
     s.Sweep();
   }
+  s.SortIfStale();
 }
 
 std::vector<SeriesData> SeriesStore::Latest(const SeriesSelector& selector,
@@ -281,8 +307,8 @@ void SeriesStore::VisitLatest(int64_t max_age_ns,
   std::vector<LatestRef> refs;
   auto lock = impl_->ReadLock();
   const Impl& s = *impl_;
-  refs.reserve(s.index.size());
-  for (const auto& [key, series] : s.index) {
+  refs.reserve(s.ordered.size());
+  for (const Series* series : s.ordered) {
     const SeriesHistory& h = series->history;
     if (!s.IsLatest(*series, max_age_ns)) {
       continue;

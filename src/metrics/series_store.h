@@ -86,7 +86,7 @@ class SeriesStore {
   // vanished): it is not also shown under its old labels until it ages out. Results are sorted
   // by name, then labels.
   std::vector<SeriesData> Latest(const SeriesSelector& selector, int64_t max_age_ns = 0) const;
-  // The newest point of every series Latest() would answer, in no order, handed
+  // The newest point of every series Latest() would answer, sorted as Latest() sorts, handed
   // to `fn` while the store's read lock is held: no label is copied (a /metrics scrape renders
   // straight from the store), the pointers are valid only inside `fn`, and `fn` must not call
   // back into the store.

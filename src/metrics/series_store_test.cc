@@ -262,6 +262,23 @@ TEST(SeriesStoreTest, LatestShowsOnlyWhatTheSourcesLastBatchWrote) {
   EXPECT_EQ(store.Range(Sel("{job_id=\"a\"}"), kT0, kT0 + kSecond).size(), 1u);
 }
 
+// A scrape renders VisitLatest()'s order as it comes: by name, then labels, after series came
+// and went.
+TEST(SeriesStoreTest, VisitLatestHandsTheSeriesSortedByNameThenLabels) {
+  SeriesStore store;
+  store.Append(Batch(kT0, {S(kMem, 1), S(kCpu, 1, {{"cpu", "9"}}), S(kCpu, 1, {{"cpu", "10"}})}));
+  store.Append(Batch(kT0 + kSecond, {S(kCpu, 2, {{"cpu", "0"}}), S(kMem, 2)}));
+  std::vector<std::string> order;
+  store.VisitLatest(0, [&](std::vector<LatestRef>& refs) {
+    for (const LatestRef& r : refs) {
+      order.push_back(std::string(r.desc->name) + "/" + std::string(LabelValue(*r.labels, "cpu")));
+    }
+  });
+  EXPECT_EQ(order, (std::vector<std::string>{
+                       "vigil_host_cpu_seconds_total/0", "vigil_host_cpu_seconds_total/10",
+                       "vigil_host_cpu_seconds_total/9", "vigil_host_memory_used_bytes/"}));
+}
+
 // A collector that failed part-way keeps its other series as they were.
 TEST(SeriesStoreTest, AnIncompleteBatchDropsNothingFromTheLatestView) {
   SeriesStore store;

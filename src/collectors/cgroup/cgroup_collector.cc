@@ -131,6 +131,25 @@ std::vector<std::string> CgroupCollector::SelectCgroups(const CgroupLayout& layo
     }
   }
   // 2. Configured or default globs over every hierarchy read from.
+  for (const std::string& path : Globbed(layout)) {
+    wanted.Add(path);
+  }
+  std::vector<std::string>& paths = wanted.paths();
+  *skipped = paths.size() > kMaxCgroups ? paths.size() - kMaxCgroups : 0;
+  if (paths.size() > kMaxCgroups) {
+    paths.resize(kMaxCgroups);
+  }
+  return std::move(paths);
+}
+
+const std::set<std::string>& CgroupCollector::Globbed(const CgroupLayout& layout) {
+  const int64_t now = MonotonicNanos();
+  if (globbed_at_ns_ != 0 && !glob_gone_ && now - globbed_at_ns_ < kGlobRescanNs) {
+    return globbed_;
+  }
+  globbed_at_ns_ = now;
+  glob_gone_ = false;
+  files_.CloseAll();  // Nothing of a cgroup removed since stays open.
   std::vector<std::string_view> patterns;
   if (context_.OptionsFor<CgroupCollectorOptions>().patterns.empty()) {
     for (std::string_view p : DefaultCgroupPatterns()) {
@@ -144,23 +163,15 @@ std::vector<std::string> CgroupCollector::SelectCgroups(const CgroupLayout& layo
   const std::vector<std::string> roots = StatRoots(layout);
   // Expansion stops early once far past the cap; `skipped` is then a lower bound.
   const size_t expand_limit = 4 * kMaxCgroups;
-  std::set<std::string> globbed;
+  globbed_.clear();
   for (std::string_view pattern : patterns) {
     for (const std::string& root : roots) {
       for (const std::string& path : ExpandCgroupGlob(root, pattern, expand_limit)) {
-        globbed.insert(layout.HierarchyPath(root, path));
+        globbed_.insert(layout.HierarchyPath(root, path));
       }
     }
   }
-  for (const std::string& path : globbed) {
-    wanted.Add(path);
-  }
-  std::vector<std::string>& paths = wanted.paths();
-  *skipped = paths.size() > kMaxCgroups ? paths.size() - kMaxCgroups : 0;
-  if (paths.size() > kMaxCgroups) {
-    paths.resize(kMaxCgroups);
-  }
-  return std::move(paths);
+  return globbed_;
 }
 
 Status CgroupCollector::Collect(MetricWriter& out) {
@@ -187,9 +198,10 @@ Status CgroupCollector::Collect(MetricWriter& out) {
   int unreadable = 0;
   int monitored = 0;
   for (const std::string& path : paths) {
-    CgroupStats s = ReadCgroupStats(*layout_, path, clock_ticks_);
+    CgroupStats s = ReadCgroupStats(*layout_, path, clock_ticks_, &files_);
     unreadable += s.unreadable_files;
     if (!s.found) {
+      glob_gone_ |= globbed_.contains(path);
       continue;  // Removed since it was listed.
     }
     ++monitored;

@@ -312,6 +312,42 @@ TEST_F(CgroupScratchTest, CgroupRemovedAfterListingIsSkipped) {
   EXPECT_EQ(Value(c.batch, "vigil_cgroup_unreadable_files"), 0.0);
 }
 
+// The globs are expanded once, not every tick; a globbed cgroup that goes away makes the next
+// tick expand them again, so a cgroup created meanwhile is found then. Values are read afresh
+// each tick through the kept descriptors.
+TEST_F(CgroupScratchTest, GlobsAreKeptBetweenTicksUntilAGlobbedCgroupGoesAway) {
+  ASSERT_TRUE(MakeDirs(Cgroup("/job_1")).ok());
+  ASSERT_TRUE(WriteFileAtomic(Cgroup("/job_1/cpu.stat"), "usage_usec 1000000\n").ok());
+  ASSERT_TRUE(MakeDirs(Cgroup("/job_2")).ok());
+  ASSERT_TRUE(WriteFileAtomic(Cgroup("/job_2/cpu.stat"), "usage_usec 2000000\n").ok());
+  context_.SetOptions(CgroupCollectorOptions{.patterns = {"/job_*"}});
+  CgroupCollector collector(context_);
+  auto tick = [&] {
+    Collected c;
+    MetricWriter writer(&c.batch);
+    c.status = collector.Collect(writer);
+    return c;
+  };
+
+  Collected first = tick();
+  ASSERT_TRUE(first.status.ok()) << first.status.ToString();
+  EXPECT_EQ(Value(first.batch, "vigil_cgroup_monitored_cgroups"), 2.0);
+
+  ASSERT_TRUE(WriteFileAtomic(Cgroup("/job_1/cpu.stat"), "usage_usec 5000000\n").ok());
+  ASSERT_TRUE(MakeDirs(Cgroup("/job_3")).ok());
+  ASSERT_TRUE(WriteFileAtomic(Cgroup("/job_3/cpu.stat"), "usage_usec 3000000\n").ok());
+  Collected second = tick();
+  EXPECT_EQ(Value(second.batch, "vigil_cgroup_cpu_usage_seconds_total", "/job_1"), 5.0);
+  EXPECT_EQ(Value(second.batch, "vigil_cgroup_cpu_usage_seconds_total", "/job_3"), std::nullopt);
+
+  std::filesystem::remove_all(Cgroup("/job_2"));
+  Collected third = tick();  // job_2 is gone: not reported, and the globs are due again.
+  EXPECT_EQ(Value(third.batch, "vigil_cgroup_cpu_usage_seconds_total", "/job_2"), std::nullopt);
+  Collected fourth = tick();
+  EXPECT_EQ(Value(fourth.batch, "vigil_cgroup_cpu_usage_seconds_total", "/job_3"), 3.0);
+  EXPECT_EQ(Value(fourth.batch, "vigil_cgroup_monitored_cgroups"), 2.0);
+}
+
 // A container without its own cgroup namespace and without the host's tree: /sys/fs/cgroup shows
 // its own cgroup, which /proc names /docker/abc. Paths are the hierarchy's (as /proc gives them),
 // and a cgroup outside the mount is simply not visible.

@@ -24,7 +24,8 @@ std::optional<double> Get(const std::map<std::string, uint64_t>& m, const char* 
 // Reads files of one cgroup directory, counting read errors other than "no such file".
 class CgroupDir {
  public:
-  CgroupDir(std::string dir, CgroupStats* stats) : dir_(std::move(dir)), stats_(stats) {
+  CgroupDir(std::string dir, CgroupStats* stats, KeptFiles* files)
+      : dir_(std::move(dir)), stats_(stats), files_(files) {
     exists_ = !dir_.empty() && IsDirectory(dir_);
     stats_->found |= exists_;
   }
@@ -34,14 +35,17 @@ class CgroupDir {
     if (!exists_) {
       return std::nullopt;
     }
-    StatusOr<std::string> text = ReadSmallFile(JoinPath(dir_, file), 1 << 20);
-    if (!text.ok()) {
-      if (text.status().code() != StatusCode::kNotFound) {
+    const std::string path = JoinPath(dir_, file);
+    std::string text;
+    const Status read = files_ != nullptr ? files_->ReadInto(path, &text, kMaxFileBytes)
+                                          : ReadFileInto(path, &text, kMaxFileBytes);
+    if (!read.ok()) {
+      if (read.code() != StatusCode::kNotFound) {
         ++stats_->unreadable_files;
       }
       return std::nullopt;
     }
-    return std::move(text).value();
+    return text;
   }
   std::optional<double> ReadNumber(std::string_view file) {
     std::optional<std::string> text = Read(file);
@@ -57,8 +61,10 @@ class CgroupDir {
   }
 
  private:
+  static constexpr size_t kMaxFileBytes = 1 << 20;
   std::string dir_;
   CgroupStats* stats_;
+  KeptFiles* files_;
   bool exists_ = false;
 };
 
@@ -169,11 +175,11 @@ std::optional<uint64_t> ParseMemoryLimit(std::string_view text) {
 }
 
 CgroupStats ReadCgroupStats(const CgroupLayout& layout, std::string_view path,
-                            int64_t clock_ticks_per_second) {
+                            int64_t clock_ticks_per_second, KeptFiles* files) {
   CgroupStats s;
   const double ticks =
       clock_ticks_per_second > 0 ? static_cast<double>(clock_ticks_per_second) : 100.0;
-  CgroupDir unified(layout.Dir(layout.unified, path), &s);
+  CgroupDir unified(layout.Dir(layout.unified, path), &s, files);
   if (layout.kind == CgroupLayout::Kind::kV2) {
     ReadV2Cpu(unified, &s);
     ReadV2Memory(unified, &s);
@@ -184,8 +190,8 @@ CgroupStats ReadCgroupStats(const CgroupLayout& layout, std::string_view path,
   // v1 and hybrid: the v1 controllers, the unified tree only for what v1 does not mount.
   // A cgroup the v1 controller does not have (hybrid hosts: units without accounting) is read
   // from the unified tree, where cpu.stat always exists; missing files there are silent.
-  CgroupDir cpuacct(layout.Dir(layout.V1Root("cpuacct"), path), &s);
-  CgroupDir cpu(layout.Dir(layout.V1Root("cpu"), path), &s);
+  CgroupDir cpuacct(layout.Dir(layout.V1Root("cpuacct"), path), &s, files);
+  CgroupDir cpu(layout.Dir(layout.V1Root("cpu"), path), &s, files);
   if (!cpuacct.exists() && !cpu.exists()) {
     ReadV2Cpu(unified, &s);
   } else {
@@ -206,7 +212,7 @@ CgroupStats ReadCgroupStats(const CgroupLayout& layout, std::string_view path,
     }
   }
 
-  CgroupDir memory(layout.Dir(layout.V1Root("memory"), path), &s);
+  CgroupDir memory(layout.Dir(layout.V1Root("memory"), path), &s, files);
   if (!memory.exists()) {
     ReadV2Memory(unified, &s);
   } else {
@@ -219,7 +225,7 @@ CgroupStats ReadCgroupStats(const CgroupLayout& layout, std::string_view path,
     }
   }
 
-  CgroupDir blkio(layout.Dir(layout.V1Root("blkio"), path), &s);
+  CgroupDir blkio(layout.Dir(layout.V1Root("blkio"), path), &s, files);
   if (!blkio.exists()) {
     ReadV2Io(unified, &s);
   } else {

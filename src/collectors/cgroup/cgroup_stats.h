@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "collectors/cgroup/cgroup_layout.h"
+#include "collectors/kept_files.h"
 
 namespace vigil {
 
@@ -50,8 +51,8 @@ std::optional<uint64_t> ParseMemoryLimit(std::string_view text);
 // Reads the cgroup at `path` ("/system.slice/foo.service") from the layout's hierarchies: all
 // from the unified tree on v2; from the v1 controllers on v1 and hybrid hosts, falling back to
 // the unified tree for a controller v1 does not mount. `clock_ticks_per_second` converts
-// cpuacct.stat (USER_HZ).
+// cpuacct.stat (USER_HZ). With `files`, through its kept descriptors.
 CgroupStats ReadCgroupStats(const CgroupLayout& layout, std::string_view path,
-                            int64_t clock_ticks_per_second);
+                            int64_t clock_ticks_per_second, KeptFiles* files = nullptr);
 
 }  // namespace vigil
