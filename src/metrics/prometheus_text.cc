@@ -69,8 +69,9 @@ void AppendValue(double value, std::string* out) {
   }
 }
 
-void Render(std::vector<Row>& rows, std::string* out) {
-  if (!std::is_sorted(rows.begin(), rows.end(), RowLess)) {
+// `sorted`: the caller already has the rows in RowLess order (the series store keeps them so).
+void Render(std::vector<Row>& rows, std::string* out, bool sorted = false) {
+  if (!sorted && !std::is_sorted(rows.begin(), rows.end(), RowLess)) {
     std::sort(rows.begin(), rows.end(), RowLess);
   }
   std::string_view family;
@@ -144,7 +145,7 @@ std::string RenderStoreAsPrometheusText(const SeriesStore& store, int64_t max_ag
       rows.push_back(MakeRow(ref.desc, *ref.labels, {}, ref.point.value));
     }
     out.reserve(rows.size() * 96);
-    Render(rows, &out);
+    Render(rows, &out, /*sorted=*/true);  // VisitLatest() hands them by name, then labels.
   });
   return out;
 }

@@ -105,6 +105,8 @@ struct SeriesStore::Impl {
     return series.source == 0 || series.run == source_runs[series.source];
   }
   using Index = std::unordered_map<std::string, std::unique_ptr<Series>>;
+  // The series of `desc` and `labels` (sorted), added if new; nullptr when the store is full.
+  Series* FindOrAdd(const MetricDesc* desc, const Labels& labels);
   // Forgets one series; returns the iterator after it.
   Index::iterator Remove(Index::iterator it);
   // Series whose name passes the selector's name filter, under the caller's lock.
@@ -144,6 +146,12 @@ struct SeriesStore::Impl {
   // Per batch source (a collector's name): its id and how many complete batches it has sent.
   std::unordered_map<std::string, uint32_t> source_ids;
   std::vector<uint64_t> source_runs{0};
+  // Per source, the series each sample of its last batch went to: a collector writes the same
+  // series in the same order tick after tick, so a sample whose name and labels match its
+  // place's series skips building and hashing its key. Emptied when any series was removed.
+  std::vector<std::vector<Series*>> source_series{1};
+  std::vector<uint64_t> source_series_removals{0};  // `removals` when it was last valid.
+  uint64_t removals = 0;
   // Every series by name, then labels: a scrape walks it instead of sorting (rebuilt by the
   // writer when a series came or went).
   std::vector<const Series*> ordered;
@@ -177,6 +185,8 @@ uint32_t SeriesStore::Impl::BeginRun(const MetricBatch& batch) {
       source_ids.try_emplace(batch.source, static_cast<uint32_t>(source_runs.size()));
   if (added) {
     source_runs.push_back(0);
+    source_series.emplace_back();
+    source_series_removals.push_back(removals);
   }
   if (batch.complete) {
     ++source_runs[it->second];
@@ -184,9 +194,29 @@ uint32_t SeriesStore::Impl::BeginRun(const MetricBatch& batch) {
   return it->second;
 }
 
+Series* SeriesStore::Impl::FindOrAdd(const MetricDesc* desc, const Labels& labels) {
+  BuildKey(desc->name, labels, &scratch_key);
+  auto it = index.find(scratch_key);
+  if (it != index.end()) {
+    return it->second.get();
+  }
+  if (index.size() >= options.max_series) {
+    ++dropped_series;
+    VIGIL_LOG_EVERY_N_SEC(WARN, 60, "series store full, dropping new series: max_series={}",
+                          options.max_series);
+    return nullptr;
+  }
+  auto series = std::make_unique<Series>(desc, labels, history_options);
+  series->labels.shrink_to_fit();
+  by_name[desc->name].push_back(series.get());
+  order_stale = true;
+  return index.emplace(scratch_key, std::move(series)).first->second.get();
+}
+
 SeriesStore::Impl::Index::iterator SeriesStore::Impl::Remove(Index::iterator it) {
   Series* series = it->second.get();
   order_stale = true;
+  ++removals;
   auto family = by_name.find(series->history.desc()->name);
   if (family != by_name.end()) {
     std::erase(family->second, series);
@@ -229,6 +259,12 @@ void SeriesStore::Append(const MetricBatch& batch) {
   auto lock = impl_->WriteLock();
   Impl& s = *impl_;
   const uint32_t source = s.BeginRun(batch);
+  std::vector<Series*>& last = s.source_series[source];
+  if (s.source_series_removals[source] != s.removals) {
+    last.clear();  // A series it points at may be gone.
+    s.source_series_removals[source] = s.removals;
+  }
+  size_t position = 0;
   for (const Sample& sample : batch.samples) {
     if (sample.desc == nullptr) {
       continue;
@@ -241,24 +277,22 @@ void SeriesStore::Append(const MetricBatch& batch) {
       SortLabels(&sorted_copy);
       labels = &sorted_copy;
     }
-    BuildKey(sample.desc->name, *labels, &s.scratch_key);
-    auto it = s.index.find(s.scratch_key);
-    if (it == s.index.end()) {
-      if (s.index.size() >= s.options.max_series) {
-        ++s.dropped_series;
-        VIGIL_LOG_EVERY_N_SEC(WARN, 60, "series store full, dropping new series: max_series={}",
-                              s.options.max_series);
-        continue;
-      }
-      auto series = std::make_unique<Series>(sample.desc, *labels, s.history_options);
-      series->labels.shrink_to_fit();
-      s.by_name[sample.desc->name].push_back(series.get());
-      it = s.index.emplace(s.scratch_key, std::move(series)).first;
-      s.order_stale = true;
+    Series* series = position < last.size() ? last[position] : nullptr;
+    if (series == nullptr || series->history.desc() != sample.desc || series->labels != *labels) {
+      series = s.FindOrAdd(sample.desc, *labels);
     }
-    it->second->source = source;
-    it->second->run = s.source_runs[source];
-    SeriesHistory& history = it->second->history;
+    if (position < last.size()) {
+      last[position] = series;
+    } else {
+      last.push_back(series);
+    }
+    ++position;
+    if (series == nullptr) {
+      continue;  // The store is full.
+    }
+    series->source = source;
+    series->run = s.source_runs[source];
+    SeriesHistory& history = series->history;
     if (!history.Append(time_ns, sample.value).ok()) {
       ++s.rejected_samples;
       continue;
@@ -355,7 +389,13 @@ SeriesStoreStats SeriesStore::stats() const {
   st.rejected_samples = s.rejected_samples;
   size_t bytes = sizeof(Impl) + MapBytes(s.index) + MapBytes(s.by_name) +
                  StringHeapBytes(s.scratch_key) + MapBytes(s.source_ids) +
-                 HeapBytes(s.source_runs.capacity() * sizeof(uint64_t));
+                 HeapBytes(s.source_runs.capacity() * sizeof(uint64_t)) +
+                 HeapBytes(s.source_series_removals.capacity() * sizeof(uint64_t)) +
+                 HeapBytes(s.source_series.capacity() * sizeof(std::vector<Series*>)) +
+                 HeapBytes(s.ordered.capacity() * sizeof(const Series*));
+  for (const std::vector<Series*>& series : s.source_series) {
+    bytes += HeapBytes(series.capacity() * sizeof(Series*));
+  }
   for (const auto& [name, id] : s.source_ids) {
     bytes += StringHeapBytes(name);
   }

@@ -234,6 +234,38 @@ TEST(SeriesStoreTest, StaleSeriesIsForgottenOnceAllItsDataAgedOut) {
   EXPECT_EQ(store.Latest(Sel("{device=\"stays\"}")).size(), 1u);
 }
 
+// A collector usually writes the same series in the same order; the store remembers where each
+// sample went. Samples that change places, come and go, or whose series was forgotten meanwhile
+// still land on their own series.
+TEST(SeriesStoreTest, SamplesThatChangePlacesOrComeBackAfterBeingForgottenLandOnTheirSeries) {
+  SeriesStoreOptions options;
+  options.raw_retention_ns = kMinute;
+  options.downsample_step_ns = 0;
+  SeriesStore store(options);
+  const Labels a = {{"device", "a"}};
+  const Labels b = {{"device", "b"}};
+  store.Append(Batch(kT0, {S(kMem, 1, a), S(kMem, 2, b)}));
+  store.Append(Batch(kT0 + kSecond, {S(kMem, 3, b), S(kMem, 4, a)}));
+  EXPECT_EQ(store.Latest(Sel("{device=\"a\"}"))[0].points.back().value, 4);
+  EXPECT_EQ(store.Latest(Sel("{device=\"b\"}"))[0].points.back().value, 3);
+
+  // "a" ages out and is forgotten while "b" goes on alone; then "a" comes back in its old place.
+  for (int i = 2; i < 200; ++i) {
+    store.Append(Batch(kT0 + i * kSecond, {S(kMem, 5, b)}));
+  }
+  ASSERT_EQ(store.stats().series, 1u);
+  store.Append(Batch(kT0 + 200 * kSecond, {S(kMem, 6, b), S(kMem, 7, a)}));
+  store.Append(Batch(kT0 + 201 * kSecond, {S(kCpu, 8), S(kMem, 9, a)}));
+
+  EXPECT_EQ(store.stats().series, 3u);
+  const auto back = store.Range(Sel("{device=\"a\"}"), kT0 + 150 * kSecond, kT0 + 300 * kSecond);
+  ASSERT_EQ(back.size(), 1u);
+  ASSERT_EQ(back[0].points.size(), 2u);
+  EXPECT_EQ(back[0].points[0].value, 7);
+  EXPECT_EQ(back[0].points[1].value, 9);
+  EXPECT_EQ(store.Latest(Sel("vigil_host_cpu_seconds_total"))[0].points.back().value, 8);
+}
+
 MetricBatch FromSource(std::string source, int64_t time_ns, std::vector<Sample> samples,
                        bool complete = true) {
   MetricBatch batch = Batch(time_ns, std::move(samples));
