@@ -12,13 +12,15 @@
 # equivalent (docs/node_exporter_mapping.tsv) and how many of those carry the same values in
 # both final scrapes (after the mapping's unit conversion), beside the targets: at most 1/10 of
 # node_exporter's CPU, peak RSS <= 12 MiB without GPUs and <= 16 MiB with 8 simulated GPUs.
-# BENCH_VIGILD_ARGS adds flags to every vigild (e.g. --no-collector.cgroup to measure without it).
+# BENCH_VIGILD_ARGS adds flags to every vigild (e.g. --no-collector.cgroup to measure without it);
+# BENCH_INTERVAL (default 1s) is vigild's collection interval (the targets are for 1s).
 # Everything listens on free loopback ports; every process is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bin_dir=${VIGIL_BIN_DIR:-build/bin}
 seconds=${BENCH_SECONDS:-60}
+interval=${BENCH_INTERVAL:-1s}
 node_exporter=${NODE_EXPORTER:-/usr/bin/prometheus-node-exporter}
 vigild="$bin_dir/vigild"
 
@@ -62,7 +64,7 @@ start_vigild() {  # kind args...
   local kind=$1
   shift
   v_port[$kind]=$(free_port)
-  "$vigild" --interval 1s --http-listen "127.0.0.1:${v_port[$kind]}" \
+  "$vigild" --interval "$interval" --http-listen "127.0.0.1:${v_port[$kind]}" \
     --rpc-listen "127.0.0.1:$(free_port)" --unix-socket "$tmp/vigild-$kind.sock" \
     --log-level warn "$@" "${extra_args[@]}" >"$tmp/vigild-$kind.log" 2>&1 &
   v_pid[$kind]=$!
@@ -152,19 +154,19 @@ for kind in "${kinds[@]}"; do
   rows+=("$kind:${v_start[$kind]}:${v_end[$kind]}:${v_hwm[$kind]}:$(series "$tmp/vigild-$kind.metrics")")
 done
 python3 - "$hz" "$wall_ns" "$n_start" "$n_end" "$n_hwm" "$(series "$tmp/node_exporter.metrics")" \
-  "$seconds" "$fam_mapped" "$fam_total" "$fam_silent" "$val_agree" "$val_compared" \
+  "$seconds" "$interval" "$fam_mapped" "$fam_total" "$fam_silent" "$val_agree" "$val_compared" \
   "${rows[@]}" <<'PY'
 import sys
-hz, wall_ns, ns, ne, nh, nser, secs, fmap, ftot, fsil, vagr, vcmp = sys.argv[1:13]
+hz, wall_ns, ns, ne, nh, nser, secs, interval, fmap, ftot, fsil, vagr, vcmp = sys.argv[1:14]
 hz = float(hz); wall = int(wall_ns) / 1e9
 n_cpu = (float(ne) - float(ns)) / hz
 v = {}
-for row in sys.argv[13:]:
+for row in sys.argv[14:]:
     kind, vs, ve, vh, vser = row.split(":")
     v[kind] = ((float(ve) - float(vs)) / hz, int(vh) / 1024, int(vser))
 label = {"defaults": "vigild defaults", "all": "every collector", "sim": "8 sim GPUs"}
-print(f"vigild vs prometheus-node-exporter (its defaults): {secs} s, collection every 1 s, "
-      "each scraped every 1 s")
+print(f"vigild vs prometheus-node-exporter (its defaults): {secs} s, vigild collecting every "
+      f"{interval}, each scraped every 1 s")
 print(f"(CPU from /proc/<pid>/stat at {hz:.0f} ticks/s: figures below 1/{hz:.0f} s are noise)")
 print()
 print(f"{'':24}" + "".join(f"{label[k]:>17}" for k in v) + f"{'node_exporter':>16}")
