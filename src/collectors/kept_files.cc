@@ -15,14 +15,14 @@ namespace {
 
 std::atomic<int> g_kept_files{0};
 
-// procfs, sysfs and cgroupfs produce a file's text on each read and never unlink it under an open
-// descriptor (linux/magic.h).
-bool IsPseudoFilesystem(long type) {
-  constexpr long kProc = 0x9fa0;
-  constexpr long kSysfs = 0x62656572;
-  constexpr long kCgroup = 0x27e0eb;
-  constexpr long kCgroup2 = 0x63677270;
-  return type == kProc || type == kSysfs || type == kCgroup || type == kCgroup2;
+constexpr long kProcMagic = 0x9fa0;
+constexpr long kSysfsMagic = 0x62656572;
+constexpr long kCgroupMagic = 0x27e0eb;
+constexpr long kCgroup2Magic = 0x63677270;
+
+long FilesystemType(int fd) {
+  struct statfs fs {};
+  return fstatfs(fd, &fs) == 0 ? static_cast<long>(fs.f_type) : 0;
 }
 
 // Reads the whole file at `fd` from offset 0 into *out; false with errno set on a read error.
@@ -74,6 +74,13 @@ Status PreadFileInto(int fd, const std::string& path, std::string* out, size_t m
   return OkStatus();
 }
 
+bool OnProcfs(int fd) { return FilesystemType(fd) == kProcMagic; }
+
+bool OnPseudoFilesystem(int fd) {
+  const long type = FilesystemType(fd);
+  return type == kProcMagic || type == kSysfsMagic || type == kCgroupMagic || type == kCgroup2Magic;
+}
+
 bool TakeKeptFileSlot() {
   if (g_kept_files.fetch_add(1) >= kMaxKeptFiles) {
     g_kept_files.fetch_sub(1);
@@ -121,9 +128,7 @@ Status KeptFiles::ReadInto(const std::string& path, std::string* out, size_t max
     out->clear();
     return ErrnoStatus(err, "open " + path);
   }
-  struct statfs fs {};
-  const bool pseudo = fstatfs(fd, &fs) == 0 && IsPseudoFilesystem(fs.f_type);
-  it = kept_.emplace(path, Kept{fd, !pseudo, 0}).first;
+  it = kept_.emplace(path, Kept{fd, !OnPseudoFilesystem(fd), 0}).first;
   if (!PreadWhole(fd, 4096, max_bytes, out)) {
     const int err = errno;
     Forget(it);

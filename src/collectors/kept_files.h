@@ -22,6 +22,11 @@ inline constexpr int kMaxKeptFiles = 512;
 Status PreadFileInto(int fd, const std::string& path, std::string* out,
                      size_t max_bytes = kDefaultMaxFileBytes);
 
+// Whether the file open at `fd` is on procfs; on procfs, sysfs or cgroupfs, which produce a
+// file's text on each read and never unlink it under an open descriptor (linux/magic.h).
+bool OnProcfs(int fd);
+bool OnPseudoFilesystem(int fd);
+
 // Takes one descriptor from the process-wide budget; false when it is spent.
 bool TakeKeptFileSlot();
 void ReturnKeptFileSlots(int count);

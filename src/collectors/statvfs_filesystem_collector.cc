@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/statvfs.h>
-#include <sys/vfs.h>
 
 #include <cerrno>
 #include <map>
@@ -167,9 +166,7 @@ Status StatvfsFilesystemCollector::RefreshTargets() {
       error = ErrnoStatus(errno, "open " + path);
       continue;
     }
-    struct statfs fs {};
-    constexpr long kProcMagic = 0x9fa0;  // PROC_SUPER_MAGIC, linux/magic.h.
-    const bool pollable = fstatfs(fd.get(), &fs) == 0 && static_cast<long>(fs.f_type) == kProcMagic;
+    const bool pollable = OnProcfs(fd.get());
     if (pollable) {
       pollfd p{.fd = fd.get(), .events = POLLPRI, .revents = 0};
       poll(&p, 1, 0);  // Takes the table's current state as seen.

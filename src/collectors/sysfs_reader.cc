@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,12 +15,6 @@
 #include "collectors/kept_files.h"
 
 namespace vigil {
-
-namespace {
-
-constexpr long kSysfsMagic = 0x62656572;  // SYSFS_MAGIC, linux/magic.h.
-
-}  // namespace
 
 SysfsReader::SysfsReader() : buf_(new char[kBufferBytes]) {}
 
@@ -72,9 +65,7 @@ StatusOr<std::string_view> SysfsReader::ReadKept(const std::string& path) {
       ReturnKeptFileSlots(1);
       return ErrnoStatus(err, "open " + path);
     }
-    struct statfs fs {};
-    const bool sysfs = fstatfs(fd, &fs) == 0 && static_cast<long>(fs.f_type) == kSysfsMagic;
-    it = kept_.emplace(path, Kept{fd, !sysfs}).first;
+    it = kept_.emplace(path, Kept{fd, !OnPseudoFilesystem(fd)}).first;
   }
   struct stat st {};
   if (it->second.check_unlinked && fstat(it->second.fd, &st) == 0 && st.st_nlink == 0) {

@@ -52,7 +52,7 @@ class SysfsReader {
  private:
   struct Kept {
     int fd;
-    bool check_unlinked;  // Not sysfs: pread on an unlinked file still answers.
+    bool check_unlinked;  // Not a pseudo filesystem: pread on an unlinked file still answers.
   };
   StatusOr<std::string_view> PreadAll(int fd, const std::string& path);
 
