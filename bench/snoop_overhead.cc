@@ -2,8 +2,9 @@
 // What vigil snoop's uprobes cost the traced program: this process calls the fake CUDA
 // runtime's cudaLaunchKernel with no probes attached and with a session tracing itself (entry
 // uprobe, pid filter, in-kernel aggregation per kernel), and runs a loop paced to about 200,000
-// launches per second (launch + fixed host work) both ways. Targets: under 1.5 us added per call
-// and under 10 % slowdown at 200,000 launches/s. Needs root; skips each benchmark otherwise.
+// launches per second (launch + 5 us of host work) against the same loop without the launch.
+// Targets: under 1.5 us added per call and under 10 % slowdown at 200,000 launches/s. Needs
+// root; skips each benchmark otherwise.
 #include <time.h>
 #include <unistd.h>
 
@@ -61,17 +62,22 @@ double ThreadCpuNs() {
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
+// The fastest of several trials: a trial the hypervisor or an interrupt slowed would make the
+// loop shorter than 5 us and the slowdown look larger.
 uint64_t SpinsFor5us() {
   static uint64_t spins = [] {
-    constexpr uint64_t kTry = 10'000'000;
-    double start = ThreadCpuNs();
-    HostWork(kTry);
-    return static_cast<uint64_t>(kTry * (5000.0 / (ThreadCpuNs() - start)));
+    constexpr uint64_t kTry = 2'000'000;
+    double fastest_ns = 0;
+    for (int trial = 0; trial < 7; ++trial) {
+      double start = ThreadCpuNs();
+      HostWork(kTry);
+      double ns = ThreadCpuNs() - start;
+      if (trial == 0 || ns < fastest_ns) fastest_ns = ns;
+    }
+    return static_cast<uint64_t>(kTry * (5000.0 / fastest_ns));
   }();
   return spins;
 }
-
-double g_unprobed_paced_ns = 0;
 
 void BM_CudaLaunchKernel(benchmark::State& state) {
   std::unique_ptr<vigil::snoop::SnoopSession> session;
@@ -86,25 +92,38 @@ void BM_CudaLaunchKernel(benchmark::State& state) {
 }
 BENCHMARK(BM_CudaLaunchKernel)->ArgName("probed")->Arg(0)->Arg(1);
 
+// The paced loop, with and without the launch, in alternating 1 ms chunks under one session:
+// a host whose speed drifts (a busy hypervisor) slows both halves alike, so the ratio holds
+// where two separate runs seconds apart would each measure a different machine. The chunk
+// without the launch also skips the fake's few nanoseconds, so the figure errs high.
 void BM_Paced200kLaunchesPerSecond(benchmark::State& state) {
-  std::unique_ptr<vigil::snoop::SnoopSession> session;
-  if (state.range(0) == 1 && !(session = TraceSelf(state))) return;
+  std::unique_ptr<vigil::snoop::SnoopSession> session = TraceSelf(state);
+  if (!session) return;
+  constexpr int kChunk = 200;  // 200 x 5 us
   uint64_t spins = SpinsFor5us();
-  double start = ThreadCpuNs();
+  double probed_ns = 0, unprobed_ns = 0;
   for (auto _ : state) {
-    Launch();
-    HostWork(spins);
+    double t0 = ThreadCpuNs();
+    for (int i = 0; i < kChunk; ++i) HostWork(spins);
+    double t1 = ThreadCpuNs();
+    for (int i = 0; i < kChunk; ++i) {
+      Launch();
+      HostWork(spins);
+    }
+    double t2 = ThreadCpuNs();
+    unprobed_ns += t1 - t0;
+    probed_ns += t2 - t1;
   }
-  double ns = (ThreadCpuNs() - start) / static_cast<double>(state.iterations());
-  state.SetItemsProcessed(state.iterations());
-  state.counters["launches_per_s"] = 1e9 / ns;
-  if (state.range(0) == 0) {
-    g_unprobed_paced_ns = ns;
-  } else if (g_unprobed_paced_ns > 0) {
-    state.counters["slowdown_pct"] = 100.0 * (ns / g_unprobed_paced_ns - 1.0);
-  }
+  // The loop's length drifts with the host's speed since it was calibrated; the slowdown at
+  // 200,000/s is the time each launch added over the 5 us a launch has at that rate.
+  double launches = static_cast<double>(state.iterations()) * kChunk;
+  double added_ns = (probed_ns - unprobed_ns) / launches;
+  state.counters["loop_us"] = unprobed_ns / launches / 1e3;
+  state.counters["added_ns_per_launch"] = added_ns;
+  state.counters["loop_slowdown_pct"] = 100.0 * (probed_ns / unprobed_ns - 1.0);
+  state.counters["slowdown_at_200k_pct"] = 100.0 * added_ns / 5000.0;
 }
-BENCHMARK(BM_Paced200kLaunchesPerSecond)->ArgName("probed")->Arg(0)->Arg(1);
+BENCHMARK(BM_Paced200kLaunchesPerSecond);
 
 }  // namespace
 

@@ -3,7 +3,7 @@
 // launches per (pid, api, kernel), sync time per api and per stack, outstanding allocations,
 // copy bytes per direction, kernel names from cuModuleGetFunction. One entry and one return
 // program serve every API; the attach cookie is the API's index in `specs`, which user space
-// fills before load. Calls from pids not in `traced` are ignored; raw events go to the ring
+// fills before load. Calls from pids not set in `traced` are ignored; raw events go to the ring
 // buffer only when `raw_enabled` is set. In CPython processes (a layout in `py_procs`) a stack
 // also carries the calling thread's Python frames, read from its thread state at the call.
 #include "vmlinux.h"
@@ -23,11 +23,13 @@ __u32 sample_every = 1;  // Record 1 call in sample_every (frees are never sampl
 __u32 raw_enabled = 0;
 __u32 follow_all = 0;  // Note untraced pids that call into a probed file (new_pids).
 
+// Traced pids, one bit each (bit pid % 64 of word pid / 64). An array lookup is inlined by the
+// JIT where a hash lookup is a call, and every probed call asks this first.
 struct {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(max_entries, 4096);
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, VS_PID_WORDS);
   __type(key, __u32);
-  __type(value, __u8);
+  __type(value, __u64);
 } traced SEC(".maps");
 
 // Untraced processes seen calling into a probed file while following: user space adds them.
@@ -195,6 +197,12 @@ static __always_inline void bump(__u32 which) {
 
 // Argument i (1-based; 0 or out of range: 0). The registers are read at fixed offsets first:
 // the verifier refuses a context read at a computed offset, which a switch compiles into.
+static __always_inline bool is_traced(__u32 pid) {
+  __u32 word = pid / 64;
+  __u64* bits = bpf_map_lookup_elem(&traced, &word);
+  return bits && ((*bits >> (pid % 64)) & 1);
+}
+
 static __always_inline __u64 arg(struct pt_regs* ctx, __u8 i) {
   __u64 p1 = PT_REGS_PARM1(ctx), p2 = PT_REGS_PARM2(ctx), p3 = PT_REGS_PARM3(ctx);
   __u64 p4 = PT_REGS_PARM4(ctx), p5 = PT_REGS_PARM5(ctx);
@@ -358,23 +366,23 @@ static __always_inline __u32 log2_bucket(__u64 v) {
   return b;
 }
 
-// The spec for this probe's API, or NULL when the pid is not traced or the call is sampled out.
+// The spec for API `cookie`, or NULL when the caller (`pid_tgid`) is not traced or the call is
+// sampled out. The caller reads the pid and the cookie once: each helper call is a call and a
+// return in the kernel, a measurable part of a probe's cost.
 // *weight_out: how many calls this recorded one stands for (1, or N while 1 in N is recorded),
 // so that counts stay estimates of every call, not of the recorded ones only.
-static __always_inline const volatile struct api_spec* begin(struct pt_regs* ctx, __u32* api_out,
+static __always_inline const volatile struct api_spec* begin(__u64 pid_tgid, __u64 cookie,
                                                              bool never_sample,
                                                              __u32* weight_out) {
-  __u32 pid = bpf_get_current_pid_tgid() >> 32;
-  if (!bpf_map_lookup_elem(&traced, &pid)) {
+  __u32 pid = pid_tgid >> 32;
+  if (!is_traced(pid)) {
     if (follow_all) {
       __u8 one = 1;
       bpf_map_update_elem(&new_pids, &pid, &one, BPF_NOEXIST);
     }
     return NULL;
   }
-  __u64 cookie = bpf_get_attach_cookie(ctx);
   if (cookie >= VS_MAX_APIS) return NULL;
-  __u32 api = (__u32)cookie;
   __u32 zero = 0;
   __u64* ctr = bpf_map_lookup_elem(&counters, &zero);
   if (!ctr) return NULL;
@@ -382,14 +390,16 @@ static __always_inline const volatile struct api_spec* begin(struct pt_regs* ctx
   __u32 every = sample_every;
   if (!never_sample && every > 1 && (ctr[VS_CTR_SEEN] % every) != 0) return NULL;
   ctr[VS_CTR_RECORDED] += 1;
-  *api_out = api;
   *weight_out = (!never_sample && every > 1) ? every : 1;
-  return &specs[api];
+  return &specs[cookie];
 }
 
+// A raw event, when a raw trace is asked for. `start` 0: the call is now; the clock is read
+// here, after the check, because a helper passed as an argument runs on every call.
 static __always_inline void emit(__u32 api, __u8 klass, __u64 start, __u64 dur, __u64 func,
                                  __u64 bytes, __u64 addr, __u8 kind, __u8 host_mem) {
   if (!raw_enabled) return;
+  if (start == 0) start = bpf_ktime_get_ns();
   struct raw_event* e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
   if (!e) {
     bump(VS_CTR_RB_DROPPED);
@@ -477,7 +487,7 @@ static __always_inline void do_free(__u32 api, __u32 pid, __u32 domain, __u64 ad
     __sync_fetch_and_add(&m->frees, 1);
     __sync_fetch_and_sub(&m->current, (__s64)size);
   }
-  emit(api, VS_CLASS_FREE, bpf_ktime_get_ns(), 0, 0, size, addr, 0, 0);
+  emit(api, VS_CLASS_FREE, 0, 0, 0, size, addr, 0, 0);
 }
 
 static __always_inline __u8 host_mem_of(__u32 pid, __u64 addr) {
@@ -487,22 +497,22 @@ static __always_inline __u8 host_mem_of(__u32 pid, __u64 addr) {
 
 SEC("uprobe")
 int vs_entry(struct pt_regs* ctx) {
-  __u32 api = 0;
   __u64 cookie = bpf_get_attach_cookie(ctx);
+  __u64 id = bpf_get_current_pid_tgid();
   // Frees and device switches are never sampled out: each one moves later figures.
   bool keep = cookie < VS_MAX_APIS && (specs[cookie].klass == VS_CLASS_FREE ||
                                        specs[cookie].klass >= VS_CLASS_SET_DEVICE);
   __u32 weight = 1;
-  const volatile struct api_spec* s = begin(ctx, &api, keep, &weight);
+  const volatile struct api_spec* s = begin(id, cookie, keep, &weight);
   if (!s) return 0;
-  __u64 id = bpf_get_current_pid_tgid();
+  __u32 api = (__u32)cookie;
   __u32 pid = id >> 32;
   __u8 klass = s->klass;
   if (klass == VS_CLASS_LAUNCH || klass == VS_CLASS_GRAPH_LAUNCH) {
     struct launch_key k = {.pid = pid, .api = api, .func = 0};
     if (klass == VS_CLASS_LAUNCH) k.func = arg(ctx, s->arg_func);
     add_u64(&launches, &k, weight);
-    emit(api, klass, bpf_ktime_get_ns(), 0, k.func, 0, 0, 0, 0);
+    emit(api, klass, 0, 0, k.func, 0, 0, 0, 0);
     return 0;
   }
   if (klass == VS_CLASS_FREE) {
@@ -530,7 +540,7 @@ int vs_entry(struct pt_regs* ctx) {
     } else {
       bump(VS_CTR_MAP_FULL);
     }
-    emit(api, klass, bpf_ktime_get_ns(), 0, 0, bytes, 0, kind, host);
+    emit(api, klass, 0, 0, 0, bytes, 0, kind, host);
     return 0;
   }
   if (klass == VS_CLASS_CTX_SET) {
@@ -543,7 +553,7 @@ int vs_entry(struct pt_regs* ctx) {
     struct mem_stats* m = mem_of(pid, VS_DOMAIN_DEVICE, thread_device(id));
     __s64 bytes = (__s64)arg(ctx, s->arg_size);
     if (m) __sync_fetch_and_add(&m->mapped, klass == VS_CLASS_MAP ? bytes : -bytes);
-    emit(api, klass, bpf_ktime_get_ns(), 0, 0, (__u64)bytes, arg(ctx, 1), 0, 0);
+    emit(api, klass, 0, 0, 0, (__u64)bytes, arg(ctx, 1), 0, 0);
     return 0;
   }
   // SYNC, ALLOC, FUNC_NAME, SET_DEVICE: finished in vs_return.
@@ -660,7 +670,7 @@ SEC("uretprobe")
 int vs_return(struct pt_regs* ctx) {
   __u64 id = bpf_get_current_pid_tgid();
   __u32 pid = id >> 32;
-  if (!bpf_map_lookup_elem(&traced, &pid)) return 0;
+  if (!is_traced(pid)) return 0;
   __u64 cookie = bpf_get_attach_cookie(ctx);
   if (cookie >= VS_MAX_APIS) return 0;
   __u32 api = (__u32)cookie;

@@ -22,9 +22,11 @@ typedef int64_t vs_s64;
 #define VS_NAME_LEN 256
 #define VS_HIST_BUCKETS 48
 #define VS_MAX_STACK_DEPTH 64
-#define VS_MAX_DEVICE 1023 /* Device indices above this are counted as this one. */
-#define VS_MAX_PY_DEPTH 32 /* Python frames kept per stack (innermost first). */
-#define VS_PY_WINDOW 128   /* Bytes of one Python frame read at once (its fields' span). */
+#define VS_MAX_DEVICE 1023   /* Device indices above this are counted as this one. */
+#define VS_MAX_PY_DEPTH 32   /* Python frames kept per stack (innermost first). */
+#define VS_PY_WINDOW 128     /* Bytes of one Python frame read at once (its fields' span). */
+#define VS_PID_LIMIT 4194304 /* PID_MAX_LIMIT on 64-bit Linux: no pid reaches it. */
+#define VS_PID_WORDS (VS_PID_LIMIT / 64) /* The traced-pid bitmap: one bit per pid. */
 
 /* What a probe does with a call (api_spec.klass). */
 enum vs_class {

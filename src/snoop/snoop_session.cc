@@ -232,12 +232,24 @@ struct SnoopSession::Impl {
     raw.push_back(std::move(r));
   }
 
+  // Sets or clears the pid's bit in the probes' bitmap. Only this thread writes it; the probes
+  // read a word while it changes and see the bit before or after.
   Status SetTraced(int pid, bool on) {
-    uint32_t key = static_cast<uint32_t>(pid);
-    uint8_t one = 1;
-    int rc = on ? bpf_map_update_elem(bpf_map__fd(skel->maps.traced), &key, &one, BPF_ANY)
-                : bpf_map_delete_elem(bpf_map__fd(skel->maps.traced), &key);
-    if (rc != 0 && on) return ErrnoStatus(errno, "adding pid " + std::to_string(pid));
+    if (pid <= 0 || pid >= VS_PID_LIMIT) {
+      return InvalidArgumentError("pid " + std::to_string(pid) + " is out of range");
+    }
+    int fd = bpf_map__fd(skel->maps.traced);
+    uint32_t word = static_cast<uint32_t>(pid) / 64;
+    uint64_t bits = 0;
+    if (bpf_map_lookup_elem(fd, &word, &bits) != 0) {
+      return ErrnoStatus(errno, "reading the traced bit of pid " + std::to_string(pid));
+    }
+    uint64_t bit = uint64_t{1} << (static_cast<uint32_t>(pid) % 64);
+    bits = on ? (bits | bit) : (bits & ~bit);
+    if (bpf_map_update_elem(fd, &word, &bits, BPF_ANY) != 0) {
+      return ErrnoStatus(errno,
+                         std::string(on ? "adding" : "removing") + " pid " + std::to_string(pid));
+    }
     return OkStatus();
   }
 

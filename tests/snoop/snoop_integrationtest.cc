@@ -502,6 +502,31 @@ TEST_F(SnoopTest, FollowsANewCallerOfAProbedLibraryBeforeAnyScan) {
   ExpectCopies(*p);
 }
 
+// The probes are on the file, so every process mapping it traps; only the traced pid's bit
+// lets a call through. Two workloads started one after the other usually have pids in the
+// same word of the bitmap.
+TEST_F(SnoopTest, CountsOnlyTheTracedOfTwoProcessesMappingTheSameLibraries) {
+  auto traced = StartWorkload();
+  auto other = StartWorkload();
+  ASSERT_TRUE(traced && other);
+  SnoopOptions o;
+  o.pids = {traced->pid()};
+  o.leak_age_seconds = 0;
+  auto session = StartSession(o);
+  ASSERT_TRUE(session);
+  ASSERT_TRUE(other->Do("run").ok());
+  ASSERT_TRUE(traced->Do("run").ok());
+  ASSERT_TRUE(other->Do("run").ok());
+  ASSERT_TRUE(session->Poll(std::chrono::milliseconds(0)).ok());
+  SessionSummary s = session->Snapshot();
+  EXPECT_EQ(Find(s, other->pid()), nullptr);
+  const ProcessSummary* p = Find(s, traced->pid());
+  ASSERT_NE(p, nullptr);
+  ExpectLaunches(*p);
+  ExpectSyncs(*p);
+  ExpectCopies(*p);
+}
+
 TEST_F(SnoopTest, TargetExitingMidTraceKeepsItsSummary) {
   auto w = StartWorkload();
   ASSERT_TRUE(w);
