@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snoop/probe_attacher.h"
 
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -10,8 +11,10 @@
 
 #include <bpf/libbpf.h>
 
+#include "base/file_util.h"
 #include "profile/elf_image.h"
 #include "snoop/cuda_api_table.h"
+#include "snoop/probe_site.h"
 
 namespace vigil::snoop {
 namespace {
@@ -73,14 +76,13 @@ StatusOr<int> AttachUprobeMulti(bpf_program* prog, bool retprobe, const std::str
 
 ProbeAttacher::~ProbeAttacher() { DetachAll(); }
 
-StatusOr<int> ProbeAttacher::Attach(const CudaLibraryFile& file) {
-  auto key = std::make_pair(file.device, file.inode);
-  if (files_.count(key)) return 0;
+StatusOr<ProbePlan> PlanProbes(const CudaLibraryFile& file) {
   StatusOr<ElfImage> image = ElfImage::Load(file.open_path, /*look_for_debug_file=*/false);
   if (!image.ok()) return image.status().WithContext("probing " + file.path);
-  // Where each row's symbol is; aliased symbols (one function, two names) probed once.
-  std::vector<uint64_t> entry_offsets, entry_cookies, ret_offsets, ret_cookies;
-  std::set<uint64_t> offsets;
+  // To look at the functions' first instructions.
+  ScopedFd code(open(file.open_path.c_str(), O_RDONLY | O_CLOEXEC));
+  ProbePlan plan;
+  std::set<uint64_t> offsets;  // Aliased symbols (one function, two names) are probed once.
   const auto apis = CudaApis();
   for (size_t i = 0; i < apis.size(); ++i) {
     const CudaApi& api = apis[i];
@@ -88,17 +90,28 @@ StatusOr<int> ProbeAttacher::Attach(const CudaLibraryFile& file) {
     std::optional<ElfSymbol> sym = image->FindSymbol(api.symbol);
     if (!sym || sym->address == 0) continue;
     std::optional<uint64_t> offset = image->FileOffsetOfAddress(sym->address);
+    if (offset && code.valid()) offset = ProbeSiteOffset(code.get(), *offset);
     if (!offset || !offsets.insert(*offset).second) continue;
-    entry_offsets.push_back(*offset);
-    entry_cookies.push_back(i);
+    plan.entry_offsets.push_back(*offset);
+    plan.entry_cookies.push_back(i);
     if (FinishedOnReturn(api.spec.klass)) {
-      ret_offsets.push_back(*offset);
-      ret_cookies.push_back(i);
+      plan.ret_offsets.push_back(*offset);
+      plan.ret_cookies.push_back(i);
     }
   }
-  if (entry_offsets.empty()) {
+  if (plan.entry_offsets.empty()) {
     return NotFoundError(file.path + " defines none of the traced CUDA entry points");
   }
+  return plan;
+}
+
+StatusOr<int> ProbeAttacher::Attach(const CudaLibraryFile& file) {
+  auto key = std::make_pair(file.device, file.inode);
+  if (files_.count(key)) return 0;
+  StatusOr<ProbePlan> plan = PlanProbes(file);
+  if (!plan.ok()) return plan.status();
+  const auto& [entry_offsets, entry_cookies, ret_offsets, ret_cookies] = *plan;
+  const auto apis = CudaApis();
   FileProbes probes;
   probes.probes = static_cast<int>(entry_offsets.size() + ret_offsets.size());
   auto fail = [&](const Status& s) {

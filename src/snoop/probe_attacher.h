@@ -64,6 +64,15 @@ class ProbeAttacher {
   int next_extra_ = 1;
 };
 
+// Where a file's probes go: an entry probe per traced symbol the file defines for its library
+// (aliases once), at the function's probe site (probe_site.h), its cookie the API's row index;
+// and a return probe for each call finished on return. NotFound when it defines none.
+struct ProbePlan {
+  std::vector<uint64_t> entry_offsets, entry_cookies;
+  std::vector<uint64_t> ret_offsets, ret_cookies;
+};
+StatusOr<ProbePlan> PlanProbes(const CudaLibraryFile& file);
+
 // One multi-uprobe link of `prog` on `path` at `offsets` with `cookies`; the link's fd.
 StatusOr<int> AttachUprobeMulti(bpf_program* prog, bool retprobe, const std::string& path,
                                 const std::vector<uint64_t>& offsets,

@@ -11,13 +11,18 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
 #include "base/file_util.h"
 #include "base/wait_for.h"
+#include "profile/elf_image.h"
+#include "snoop/cuda_api_table.h"
 #include "snoop/framework_gap.h"
+#include "snoop/probe_attacher.h"
 #include "snoop/snoop_session.h"
 #include "workload_plan.h"
 #include "workload_process.h"
@@ -304,6 +309,39 @@ void ExpectFrameworkMemory(const ProcessSummary& p) {
   EXPECT_EQ(gaps[0].bytes, plan::kFrameworkGapDevice0);
   EXPECT_EQ(gaps[1].device, 1);
   EXPECT_EQ(gaps[1].bytes, plan::kFrameworkGapDevice1);
+}
+
+// Where the probes go in the fakes: the runtime is a CET build, so each of its probes sits
+// past the function's endbr64 (where every exact count in these tests is then taken); the
+// driver's sit on the function. No root needed.
+TEST(SnoopProbeSites, PastEndbr64InTheCetRuntimeOnTheFunctionInTheDriver) {
+  for (auto [provider, library, skip] : {std::tuple{CudaLibrary::kRuntime, "libcudart.so.12", 4u},
+                                         std::tuple{CudaLibrary::kDriver, "libcuda.so.1", 0u}}) {
+    CudaLibraryFile file;
+    file.provider = provider;
+    file.path = file.open_path = std::string(FAKE_CUDA_DIR) + "/" + library;
+    StatusOr<ProbePlan> plan = PlanProbes(file);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    StatusOr<ElfImage> image = ElfImage::Load(file.path, /*look_for_debug_file=*/false);
+    ASSERT_TRUE(image.ok()) << image.status().ToString();
+    const auto apis = CudaApis();
+    ASSERT_GE(plan->entry_offsets.size(), 10u) << library;
+    for (size_t i = 0; i < plan->entry_offsets.size(); ++i) {
+      std::string_view symbol = apis[plan->entry_cookies[i]].symbol;
+      std::optional<ElfSymbol> sym = image->FindSymbol(symbol);
+      ASSERT_TRUE(sym.has_value()) << symbol;
+      std::optional<uint64_t> function = image->FileOffsetOfAddress(sym->address);
+      ASSERT_TRUE(function.has_value()) << symbol;
+      EXPECT_EQ(plan->entry_offsets[i], *function + skip) << symbol;
+    }
+    // A return probe goes where the call's entry probe goes.
+    for (size_t i = 0; i < plan->ret_offsets.size(); ++i) {
+      auto at =
+          std::find(plan->entry_cookies.begin(), plan->entry_cookies.end(), plan->ret_cookies[i]);
+      ASSERT_NE(at, plan->entry_cookies.end());
+      EXPECT_EQ(plan->ret_offsets[i], plan->entry_offsets[at - plan->entry_cookies.begin()]);
+    }
+  }
 }
 
 TEST_F(SnoopTest, DynamicWorkloadExactCountsNamesBytesAndLeaks) {
