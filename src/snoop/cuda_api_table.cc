@@ -219,6 +219,21 @@ std::optional<size_t> FindCudaApi(std::string_view name) {
   return std::nullopt;
 }
 
+bool SkippedUnderTheRuntime(const CudaApi& api) {
+  if (api.provider != CudaLibrary::kDriver) return false;
+  switch (api.spec.klass) {
+    case VS_CLASS_LAUNCH:
+    case VS_CLASS_GRAPH_LAUNCH:
+    case VS_CLASS_SYNC:
+    case VS_CLASS_COPY:
+    case VS_CLASS_ALLOC:
+    case VS_CLASS_FREE:
+      return true;
+    default:
+      return false;
+  }
+}
+
 ApiGroup GroupOfClass(int klass) {
   switch (klass) {
     case VS_CLASS_LAUNCH:

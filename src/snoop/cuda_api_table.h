@@ -27,6 +27,11 @@ struct CudaApi {
 std::span<const CudaApi> CudaApis();
 // Row index of `name` (reported name) or std::nullopt.
 std::optional<size_t> FindCudaApi(std::string_view name);
+// Whether a call of `api` made from the runtime's own code is left out (api_spec
+// skip_under_runtime): a driver launch, sync, copy, allocation or free that the runtime makes
+// to carry out its own call, which is counted already. Calls that keep state for later ones
+// (kernel names, devices, contexts, mappings) are followed wherever they come from.
+bool SkippedUnderTheRuntime(const CudaApi& api);
 // The RawEvent group of a class (vs_class).
 ApiGroup GroupOfClass(int klass);
 // "HtoD", "DtoH", "DtoD", "HtoH", "default"; with "_pinned"/"_pageable" for a known host side.

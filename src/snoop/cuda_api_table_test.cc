@@ -105,5 +105,30 @@ TEST(CudaApiTable, CopyKindsFollowCudaMemcpyKind) {
   EXPECT_EQ(CopyKindName(4), "default");
 }
 
+// What the runtime does through the driver is counted once, as the runtime's call; what only
+// keeps state (names, devices, contexts, mappings) is followed from the runtime too.
+TEST(CudaApiTable, DriverCallsTheRuntimeMakesAreSkippedWhereTheyWouldCountTwice) {
+  auto skipped = [](std::string_view name) {
+    std::optional<size_t> i = FindCudaApi(name);
+    EXPECT_TRUE(i.has_value()) << name;
+    return i && SkippedUnderTheRuntime(CudaApis()[*i]);
+  };
+  for (std::string_view n :
+       {"cuLaunchKernel", "cuLaunchKernelEx", "cuGraphLaunch", "cuStreamSynchronize",
+        "cuCtxSynchronize", "cuMemAlloc_v2", "cuMemFree_v2", "cuMemcpy", "cuMemcpyHtoD_v2"}) {
+    EXPECT_TRUE(skipped(n)) << n;
+  }
+  for (std::string_view n :
+       {"cuModuleGetFunction", "cuLibraryGetKernel", "cuCtxSetCurrent", "cuDevicePrimaryCtxRetain",
+        "cuMemMap", "cuMemUnmap", "cudaLaunchKernel", "cudaMalloc", "cudaStreamSynchronize"}) {
+    EXPECT_FALSE(skipped(n)) << n;
+  }
+  for (const CudaApi& api : CudaApis()) {
+    if (api.provider != CudaLibrary::kDriver) {
+      EXPECT_FALSE(SkippedUnderTheRuntime(api)) << api.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vigil::snoop

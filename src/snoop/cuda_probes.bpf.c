@@ -32,6 +32,13 @@ struct {
   __type(value, __u64);
 } traced SEC(".maps");
 
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 4096);
+  __type(key, __u32);
+  __type(value, struct code_ranges);
+} runtime_code SEC(".maps");
+
 // Untraced processes seen calling into a probed file while following: user space adds them.
 struct {
   __uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -366,12 +373,26 @@ static __always_inline __u32 log2_bucket(__u64 v) {
   return b;
 }
 
-// The spec for API `cookie`, or NULL when the caller (`pid_tgid`) is not traced or the call is
-// sampled out. The caller reads the pid and the cookie once: each helper call is a call and a
-// return in the kernel, a measurable part of a probe's cost.
+// Whether the probed function was called from the process's runtime code: at its first
+// instruction (or just past endbr64) the return address is on top of the stack.
+static __always_inline bool called_by_runtime(struct pt_regs* ctx, __u32 pid) {
+  const struct code_ranges* r = bpf_map_lookup_elem(&runtime_code, &pid);
+  if (!r) return false;
+  __u64 ret = read_ptr(PT_REGS_SP(ctx));
+  for (int i = 0; i < VS_MAX_CODE_RANGES; i++) {
+    if (ret >= r->start[i] && ret < r->end[i]) return true;
+  }
+  return false;
+}
+
+// The spec for API `cookie`, or NULL when the caller (`pid_tgid`) is not traced, the call is a
+// driver call the runtime makes for its own (counted there), or the call is sampled out. The
+// caller reads the pid and the cookie once: each helper call is a call and a return in the
+// kernel, a measurable part of a probe's cost.
 // *weight_out: how many calls this recorded one stands for (1, or N while 1 in N is recorded),
 // so that counts stay estimates of every call, not of the recorded ones only.
-static __always_inline const volatile struct api_spec* begin(__u64 pid_tgid, __u64 cookie,
+static __always_inline const volatile struct api_spec* begin(struct pt_regs* ctx,
+                                                             __u64 pid_tgid, __u64 cookie,
                                                              bool never_sample,
                                                              __u32* weight_out) {
   __u32 pid = pid_tgid >> 32;
@@ -383,6 +404,8 @@ static __always_inline const volatile struct api_spec* begin(__u64 pid_tgid, __u
     return NULL;
   }
   if (cookie >= VS_MAX_APIS) return NULL;
+  // Before the counters: a nested call must not take a caller's turn in the sampling.
+  if (specs[cookie].skip_under_runtime && called_by_runtime(ctx, pid)) return NULL;
   __u32 zero = 0;
   __u64* ctr = bpf_map_lookup_elem(&counters, &zero);
   if (!ctr) return NULL;
@@ -503,7 +526,7 @@ int vs_entry(struct pt_regs* ctx) {
   bool keep = cookie < VS_MAX_APIS && (specs[cookie].klass == VS_CLASS_FREE ||
                                        specs[cookie].klass >= VS_CLASS_SET_DEVICE);
   __u32 weight = 1;
-  const volatile struct api_spec* s = begin(id, cookie, keep, &weight);
+  const volatile struct api_spec* s = begin(ctx, id, cookie, keep, &weight);
   if (!s) return 0;
   __u32 api = (__u32)cookie;
   __u32 pid = id >> 32;

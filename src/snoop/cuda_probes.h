@@ -85,6 +85,16 @@ struct api_spec {
   vs_u8 arg_device;   /* ALLOC: the device index (0: the thread's current device); SET_DEVICE. */
   vs_u8 device_bytes; /* arg_device's width: 1 (c10::DeviceIndex, int8_t) or 4 (int). */
   vs_u8 make_current; /* CTX_NEW: the call makes the new context current (cuCtxCreate). */
+  vs_u8 skip_under_runtime; /* A driver call made from the runtime's code records nothing. */
+};
+
+/* Where a process's CUDA runtime code is (runtime_code, per pid): the executable mappings of a
+ * shared libcudart, or the span of a runtime linked into the executable. A driver call whose
+ * return address is in one is the runtime carrying out its own call. */
+#define VS_MAX_CODE_RANGES 4
+struct code_ranges {
+  vs_u64 start[VS_MAX_CODE_RANGES];
+  vs_u64 end[VS_MAX_CODE_RANGES]; /* One past the last byte; 0 0: unused. */
 };
 
 /* How a CPython process keeps its frames (py_procs, per pid), from profile/python_offsets:

@@ -33,4 +33,6 @@ vigil_fake_cuda(fake_cuda SHARED cuda 1 cuda/fake_cuda.c)
 vigil_fake_cuda(fake_c10_cuda SHARED c10_cuda "" cuda/fake_c10_cuda.cc)
 target_link_libraries(fake_c10_cuda PRIVATE fake_cudart)
 target_compile_options(fake_cudart PRIVATE -fcf-protection=full)
+target_link_libraries(fake_cudart PRIVATE ${CMAKE_DL_LIBS})  # dlopen of the driver.
+target_link_libraries(fake_cudart_static INTERFACE ${CMAKE_DL_LIBS})
 target_compile_options(fake_c10_cuda PRIVATE -fcf-protection=full)

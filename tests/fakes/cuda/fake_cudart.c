@@ -2,7 +2,12 @@
 /* A fake CUDA runtime (libcudart.so.12, and libcudart_static.a for static linking): the real
  * entry points with the prototypes of NVIDIA's CUDA Runtime API reference, doing no GPU work.
  * Device allocations return distinct addresses from a fake device range; pinned host
- * allocations return real host memory; syncs sleep FAKE_CUDA_SYNC_US microseconds. */
+ * allocations return real host memory; syncs sleep FAKE_CUDA_SYNC_US microseconds. Like
+ * NVIDIA's runtime, it carries out launches, syncs, device allocations, frees and copies
+ * through the driver's entry points when libcuda.so.1 can be loaded (a tracer that probes
+ * both libraries then sees the driver calls the runtime makes); without it, it does the work
+ * itself. */
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,11 +45,45 @@ static void* fake_device_alloc(size_t size) {
   return (void*)p;
 }
 
+/* The driver's entry points the runtime uses (CUDA Driver API prototypes), or all NULL. */
+struct fake_driver {
+  int (*launch)(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                unsigned bz, unsigned shared, void* stream, void** params, void** extra);
+  int (*ctx_sync)(void);
+  int (*stream_sync)(void* stream);
+  int (*mem_alloc)(unsigned long long* dptr, size_t bytes);
+  int (*mem_free)(unsigned long long dptr);
+  int (*memcpy_unified)(unsigned long long dst, unsigned long long src, size_t bytes);
+};
+
+static const struct fake_driver* driver(void) {
+  static struct fake_driver d;
+  static int resolved = 0; /* 0: not yet; 1: resolved (entries may be NULL). */
+  if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) {
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib) {
+      *(void**)&d.launch = dlsym(lib, "cuLaunchKernel");
+      *(void**)&d.ctx_sync = dlsym(lib, "cuCtxSynchronize");
+      *(void**)&d.stream_sync = dlsym(lib, "cuStreamSynchronize");
+      *(void**)&d.mem_alloc = dlsym(lib, "cuMemAlloc_v2");
+      *(void**)&d.mem_free = dlsym(lib, "cuMemFree_v2");
+      *(void**)&d.memcpy_unified = dlsym(lib, "cuMemcpy");
+    }
+    __atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
+  }
+  return &d;
+}
+
 FAKE_API cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
                                       size_t sharedMem, cudaStream_t stream) {
-  (void)gridDim, (void)blockDim, (void)args, (void)sharedMem, (void)stream;
   FAKE_TOUCH(0);
-  return func ? cudaSuccess : cudaErrorInvalidValue;
+  if (!func) return cudaErrorInvalidValue;
+  const struct fake_driver* d = driver();
+  if (d->launch) {
+    d->launch((void*)func, gridDim.x, gridDim.y, gridDim.z, blockDim.x, blockDim.y, blockDim.z,
+              (unsigned)sharedMem, stream, args, NULL);
+  }
+  return cudaSuccess;
 }
 
 FAKE_API cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func,
@@ -70,14 +109,23 @@ FAKE_API cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t str
 
 FAKE_API cudaError_t cudaDeviceSynchronize(void) {
   FAKE_TOUCH(4);
-  fake_sync_sleep();
+  const struct fake_driver* d = driver();
+  if (d->ctx_sync) {
+    d->ctx_sync();
+  } else {
+    fake_sync_sleep();
+  }
   return cudaSuccess;
 }
 
 FAKE_API cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  (void)stream;
   FAKE_TOUCH(5);
-  fake_sync_sleep();
+  const struct fake_driver* d = driver();
+  if (d->stream_sync) {
+    d->stream_sync(stream);
+  } else {
+    fake_sync_sleep();
+  }
   return cudaSuccess;
 }
 
@@ -99,7 +147,14 @@ FAKE_API cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
 FAKE_API cudaError_t cudaMalloc(void** devPtr, size_t size) {
   FAKE_TOUCH(8);
   if (!devPtr) return cudaErrorInvalidValue;
-  *devPtr = fake_device_alloc(size);
+  const struct fake_driver* d = driver();
+  unsigned long long p = 0;
+  if (d->mem_alloc && size > 0) {
+    if (d->mem_alloc(&p, size) != 0) return cudaErrorMemoryAllocation;
+    *devPtr = (void*)(uintptr_t)p;
+  } else {
+    *devPtr = fake_device_alloc(size);
+  }
   return cudaSuccess;
 }
 
@@ -135,8 +190,9 @@ FAKE_API cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int flags
 }
 
 FAKE_API cudaError_t cudaFree(void* devPtr) {
-  (void)devPtr;
   FAKE_TOUCH(13);
+  const struct fake_driver* d = driver();
+  if (d->mem_free && devPtr) d->mem_free((unsigned long long)(uintptr_t)devPtr);
   return cudaSuccess;
 }
 
@@ -154,9 +210,14 @@ FAKE_API cudaError_t cudaFreeHost(void* ptr) {
 
 FAKE_API cudaError_t cudaMemcpy(void* dst, const void* src, size_t count,
                                 enum cudaMemcpyKind kind) {
-  (void)dst, (void)src, (void)count;
   FAKE_TOUCH(16);
-  return kind <= cudaMemcpyDefault ? cudaSuccess : cudaErrorInvalidValue;
+  if (kind > cudaMemcpyDefault) return cudaErrorInvalidValue;
+  const struct fake_driver* d = driver();
+  if (d->memcpy_unified) {
+    d->memcpy_unified((unsigned long long)(uintptr_t)dst, (unsigned long long)(uintptr_t)src,
+                      count);
+  }
+  return cudaSuccess;
 }
 
 FAKE_API cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count,
