@@ -6,7 +6,7 @@
 if(TARGET fake_cudart)
   vigil_benchmark(snoop_overhead
     SRCS ${CMAKE_CURRENT_SOURCE_DIR}/snoop_overhead.cc
-    DEPS vigil_snoop vigil_profile vigil_base fake_cudart)
+    DEPS vigil_snoop vigil_profile vigil_base fake_cudart fake_cuda)
   target_compile_options(snoop_overhead PRIVATE -fno-omit-frame-pointer)
 
   # What Python frames add per call: CPython calling the fake runtime through ctypes.

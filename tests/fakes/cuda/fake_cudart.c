@@ -56,9 +56,18 @@ struct fake_driver {
   int (*memcpy_unified)(unsigned long long dst, unsigned long long src, size_t bytes);
 };
 
+static const struct fake_driver no_driver;
+static int driver_off = 0; /* fake_cudart_use_driver(0) */
+
+/* Not a CUDA API: lets a benchmark measure the runtime with and without its driver calls. */
+FAKE_API void fake_cudart_use_driver(int on) {
+  __atomic_store_n(&driver_off, !on, __ATOMIC_RELAXED);
+}
+
 static const struct fake_driver* driver(void) {
   static struct fake_driver d;
   static int resolved = 0; /* 0: not yet; 1: resolved (entries may be NULL). */
+  if (__atomic_load_n(&driver_off, __ATOMIC_RELAXED)) return &no_driver;
   if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) {
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (lib) {
