@@ -132,6 +132,23 @@ constexpr auto kApis = std::to_array<CudaApi>({
     {"cudaMemcpy_ptds", "cudaMemcpy", kRt, Copy(VS_COPY_FROM_ARG, 3, 4)},
     {"cudaMemcpyAsync", "cudaMemcpyAsync", kRt, Copy(VS_COPY_FROM_ARG, 3, 4)},
     {"cudaMemcpyAsync_ptsz", "cudaMemcpyAsync", kRt, Copy(VS_COPY_FROM_ARG, 3, 4)},
+    // Runtime copies that go through the driver's traced copies, so that those, skipped under
+    // the runtime, are counted here: cudaMemcpyPeer(void* dst, int dstDevice, const void* src,
+    // int srcDevice, size_t count) (and Async, + stream);
+    // cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
+    // cudaMemcpyKind kind); cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count,
+    // size_t offset, cudaMemcpyKind kind) (and Async, + stream).
+    {"cudaMemcpyPeer", "cudaMemcpyPeer", kRt, Copy(VS_COPY_DTOD, 5)},
+    {"cudaMemcpyPeerAsync", "cudaMemcpyPeerAsync", kRt, Copy(VS_COPY_DTOD, 5)},
+    {"cudaMemcpyToSymbol", "cudaMemcpyToSymbol", kRt, Copy(VS_COPY_FROM_ARG, 3, 5)},
+    {"cudaMemcpyToSymbol_ptds", "cudaMemcpyToSymbol", kRt, Copy(VS_COPY_FROM_ARG, 3, 5)},
+    {"cudaMemcpyToSymbolAsync", "cudaMemcpyToSymbolAsync", kRt, Copy(VS_COPY_FROM_ARG, 3, 5)},
+    {"cudaMemcpyToSymbolAsync_ptsz", "cudaMemcpyToSymbolAsync", kRt, Copy(VS_COPY_FROM_ARG, 3, 5)},
+    {"cudaMemcpyFromSymbol", "cudaMemcpyFromSymbol", kRt, Copy(VS_COPY_FROM_ARG, 3, 5)},
+    {"cudaMemcpyFromSymbol_ptds", "cudaMemcpyFromSymbol", kRt, Copy(VS_COPY_FROM_ARG, 3, 5)},
+    {"cudaMemcpyFromSymbolAsync", "cudaMemcpyFromSymbolAsync", kRt, Copy(VS_COPY_FROM_ARG, 3, 5)},
+    {"cudaMemcpyFromSymbolAsync_ptsz", "cudaMemcpyFromSymbolAsync", kRt,
+     Copy(VS_COPY_FROM_ARG, 3, 5)},
 
     // cuLaunchKernel(CUfunction f, unsigned gridDimX, ..., CUstream hStream, void** params,
     //                void** extra)

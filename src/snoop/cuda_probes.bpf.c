@@ -202,14 +202,14 @@ static __always_inline void bump(__u32 which) {
   if (v && which < VS_CTR_COUNT) v[which] += 1;
 }
 
-// Argument i (1-based; 0 or out of range: 0). The registers are read at fixed offsets first:
-// the verifier refuses a context read at a computed offset, which a switch compiles into.
 static __always_inline bool is_traced(__u32 pid) {
   __u32 word = pid / 64;
   __u64* bits = bpf_map_lookup_elem(&traced, &word);
   return bits && ((*bits >> (pid % 64)) & 1);
 }
 
+// Argument i (1-based; 0 or out of range: 0). The registers are read at fixed offsets first:
+// the verifier refuses a context read at a computed offset, which a switch compiles into.
 static __always_inline __u64 arg(struct pt_regs* ctx, __u8 i) {
   __u64 p1 = PT_REGS_PARM1(ctx), p2 = PT_REGS_PARM2(ctx), p3 = PT_REGS_PARM3(ctx);
   __u64 p4 = PT_REGS_PARM4(ctx), p5 = PT_REGS_PARM5(ctx);
@@ -374,7 +374,7 @@ static __always_inline __u32 log2_bucket(__u64 v) {
 }
 
 // Whether the probed function was called from the process's runtime code: at its first
-// instruction (or just past endbr64) the return address is on top of the stack.
+// instruction (or the push after endbr64) the return address is on top of the stack.
 static __always_inline bool called_by_runtime(struct pt_regs* ctx, __u32 pid) {
   const struct code_ranges* r = bpf_map_lookup_elem(&runtime_code, &pid);
   if (!r) return false;

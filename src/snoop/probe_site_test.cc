@@ -27,25 +27,36 @@ ScopedFd CodeFile(const std::string& bytes) {
 const std::string kEndbr64 = "\xf3\x0f\x1e\xfa";
 const std::string kPushRbp = "\x55";
 const std::string kMovRdiRdx = "\x48\x89\xfa";
+const std::string kPushR15 = "\x41\x57";
 
-TEST(ProbeSite, PastALeadingEndbr64) {
-  ScopedFd f = CodeFile(std::string(64, '\xcc') + kEndbr64 + kPushRbp + kMovRdiRdx);
+TEST(ProbeSite, PastALeadingEndbr64OntoAPush) {
+  ScopedFd f = CodeFile(std::string(64, '\xcc') + kEndbr64 + kPushRbp + kMovRdiRdx + kEndbr64 +
+                        kPushR15 + kEndbr64);
   EXPECT_EQ(ProbeSiteOffset(f.get(), 64), 68u);
-  EXPECT_EQ(ProbeSiteOffset(f.get(), 68), 68u);  // push: the kernel emulates it.
+  EXPECT_EQ(ProbeSiteOffset(f.get(), 68), 68u);  // push itself: the kernel emulates it.
+  EXPECT_EQ(ProbeSiteOffset(f.get(), 72), 76u);  // push %r15 (41 57).
+}
+
+TEST(ProbeSite, EndbrBeforeAnotherInstructionStays) {
+  // endbr64 then mov: single-stepped either way, and the mov may be a loop's target.
+  ScopedFd f = CodeFile(kEndbr64 + kMovRdiRdx + kEndbr64 + "\x41\x89" + kEndbr64 + "\x41");
+  EXPECT_EQ(ProbeSiteOffset(f.get(), 0), 0u);
+  EXPECT_EQ(ProbeSiteOffset(f.get(), 7), 7u);    // 41 89: a REX mov, not a push.
+  EXPECT_EQ(ProbeSiteOffset(f.get(), 13), 13u);  // 41 then the end of the file.
 }
 
 TEST(ProbeSite, OtherFirstInstructionsStay) {
-  // mov, an endbr32 (f3 0f 1e fb), and endbr64's bytes starting one byte late.
-  ScopedFd f = CodeFile(kMovRdiRdx + "\xf3\x0f\x1e\xfb" + "\x90" + kEndbr64);
+  // mov, an endbr32 (f3 0f 1e fb) before a push, and endbr64's bytes starting one byte late.
+  ScopedFd f = CodeFile(kMovRdiRdx + "\xf3\x0f\x1e\xfb" + kPushRbp + "\x90" + kEndbr64 + kPushRbp);
   EXPECT_EQ(ProbeSiteOffset(f.get(), 0), 0u);
   EXPECT_EQ(ProbeSiteOffset(f.get(), 3), 3u);
-  EXPECT_EQ(ProbeSiteOffset(f.get(), 7), 7u);
-  EXPECT_EQ(ProbeSiteOffset(f.get(), 8), 12u);
+  EXPECT_EQ(ProbeSiteOffset(f.get(), 8), 8u);
+  EXPECT_EQ(ProbeSiteOffset(f.get(), 9), 13u);
 }
 
 TEST(ProbeSite, UnreadableOrShortStaysAtTheFunction) {
-  ScopedFd f = CodeFile(kEndbr64.substr(0, 3));
-  EXPECT_EQ(ProbeSiteOffset(f.get(), 0), 0u);        // Only 3 bytes left.
+  ScopedFd f = CodeFile(kEndbr64);
+  EXPECT_EQ(ProbeSiteOffset(f.get(), 0), 0u);        // Nothing after endbr64.
   EXPECT_EQ(ProbeSiteOffset(f.get(), 4096), 4096u);  // Past the end.
   EXPECT_EQ(ProbeSiteOffset(-1, 16), 16u);
 }

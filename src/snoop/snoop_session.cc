@@ -267,16 +267,27 @@ struct SnoopSession::Impl {
       bpf_map_delete_elem(fd, &key);
       return;
     }
+    if (ranges.size() > VS_MAX_CODE_RANGES) {
+      Warn("pid " + std::to_string(pid) + ": the CUDA runtime is mapped in " +
+           std::to_string(ranges.size()) + " pieces; driver calls from all but the first " +
+           std::to_string(VS_MAX_CODE_RANGES) + " may be counted twice");
+    }
     code_ranges value{};
     for (size_t i = 0; i < ranges.size() && i < VS_MAX_CODE_RANGES; ++i) {
       value.start[i] = ranges[i].start;
       value.end[i] = ranges[i].end;
     }
     if (bpf_map_update_elem(fd, &key, &value, BPF_ANY) != 0) {
-      std::string w = "pid " + std::to_string(pid) +
-                      ": driver calls made by the CUDA runtime may be counted twice (" +
-                      std::strerror(errno) + ")";
-      if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+      Warn("pid " + std::to_string(pid) +
+           ": driver calls made by the CUDA runtime may be counted twice (" + std::strerror(errno) +
+           ")");
+    }
+  }
+
+  // A warning for the summary, once however many rescans find the same thing.
+  void Warn(std::string w) {
+    if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) {
+      warnings.push_back(std::move(w));
     }
   }
 

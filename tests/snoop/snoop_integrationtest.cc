@@ -174,12 +174,13 @@ void ExpectCopies(const ProcessSummary& p) {
   };
   const Want wants[] = {
       {"HtoD_pinned", plan::kHtoDPinned, plan::kHtoDPinned * 1000},
-      {"HtoD_pageable", plan::kHtoDPageableRuntime + plan::kHtoDPageableDriver,
-       plan::kHtoDPageableRuntime * 500 + plan::kHtoDPageableDriver * 100},
-      {"DtoH_pageable", plan::kDtoHPageable, plan::kDtoHPageable * 256},
+      {"HtoD_pageable", plan::kHtoDPageableRuntime + plan::kHtoDPageableDriver + plan::kToSymbol,
+       plan::kHtoDPageableRuntime * 500 + plan::kHtoDPageableDriver * 100 + plan::kToSymbol * 64},
+      {"DtoH_pageable", plan::kDtoHPageable + plan::kFromSymbol,
+       plan::kDtoHPageable * 256 + plan::kFromSymbol * 32},
       {"DtoH_pinned", plan::kDtoHPinned, plan::kDtoHPinned * 300},
-      {"DtoD", plan::kDtoDRuntime + plan::kDtoDDriver,
-       plan::kDtoDRuntime * 4096 + plan::kDtoDDriver * 50},
+      {"DtoD", plan::kDtoDRuntime + plan::kDtoDDriver + plan::kPeer,
+       plan::kDtoDRuntime * 4096 + plan::kDtoDDriver * 50 + plan::kPeer * 2048},
       {"default", plan::kDefault, plan::kDefault * 77},
       {"HtoH_pageable", plan::kHtoH, plan::kHtoH * 10},
   };
@@ -311,12 +312,15 @@ void ExpectFrameworkMemory(const ProcessSummary& p) {
   EXPECT_EQ(gaps[1].bytes, plan::kFrameworkGapDevice1);
 }
 
-// Where the probes go in the fakes: the runtime is a CET build, so each of its probes sits
-// past the function's endbr64 (where every exact count in these tests is then taken); the
-// driver's sit on the function. No root needed.
-TEST(SnoopProbeSites, PastEndbr64InTheCetRuntimeOnTheFunctionInTheDriver) {
-  for (auto [provider, library, skip] : {std::tuple{CudaLibrary::kRuntime, "libcudart.so.12", 4u},
-                                         std::tuple{CudaLibrary::kDriver, "libcuda.so.1", 0u}}) {
+// Where the probes go in the fakes. The runtime is a CET build: cudaLaunchKernel starts with
+// endbr64 then push %rbp, so its probe sits on the push (where every exact count in these tests
+// is then taken); cudaMalloc goes on with a mov, and its probe stays on entry. The driver is no
+// CET build. A return probe goes where the call's entry probe goes. No root needed.
+TEST(SnoopProbeSites, PastEndbr64OntoAPushOtherwiseOnTheFunction) {
+  for (auto [provider, library, symbol, skip] :
+       {std::tuple{CudaLibrary::kRuntime, "libcudart.so.12", "cudaLaunchKernel", 4u},
+        std::tuple{CudaLibrary::kRuntime, "libcudart.so.12", "cudaMalloc", 0u},
+        std::tuple{CudaLibrary::kDriver, "libcuda.so.1", "cuLaunchKernel", 0u}}) {
     CudaLibraryFile file;
     file.provider = provider;
     file.path = file.open_path = std::string(FAKE_CUDA_DIR) + "/" + library;
@@ -324,22 +328,20 @@ TEST(SnoopProbeSites, PastEndbr64InTheCetRuntimeOnTheFunctionInTheDriver) {
     ASSERT_TRUE(plan.ok()) << plan.status().ToString();
     StatusOr<ElfImage> image = ElfImage::Load(file.path, /*look_for_debug_file=*/false);
     ASSERT_TRUE(image.ok()) << image.status().ToString();
-    const auto apis = CudaApis();
-    ASSERT_GE(plan->entry_offsets.size(), 10u) << library;
-    for (size_t i = 0; i < plan->entry_offsets.size(); ++i) {
-      std::string_view symbol = apis[plan->entry_cookies[i]].symbol;
-      std::optional<ElfSymbol> sym = image->FindSymbol(symbol);
-      ASSERT_TRUE(sym.has_value()) << symbol;
-      std::optional<uint64_t> function = image->FileOffsetOfAddress(sym->address);
-      ASSERT_TRUE(function.has_value()) << symbol;
-      EXPECT_EQ(plan->entry_offsets[i], *function + skip) << symbol;
-    }
-    // A return probe goes where the call's entry probe goes.
+    std::optional<ElfSymbol> sym = image->FindSymbol(symbol);
+    ASSERT_TRUE(sym.has_value()) << symbol;
+    std::optional<uint64_t> function = image->FileOffsetOfAddress(sym->address);
+    ASSERT_TRUE(function.has_value()) << symbol;
+    std::optional<size_t> row = FindCudaApi(symbol);
+    ASSERT_TRUE(row.has_value()) << symbol;
+    auto at = std::find(plan->entry_cookies.begin(), plan->entry_cookies.end(), *row);
+    ASSERT_NE(at, plan->entry_cookies.end()) << symbol;
+    EXPECT_EQ(plan->entry_offsets[at - plan->entry_cookies.begin()], *function + skip) << symbol;
     for (size_t i = 0; i < plan->ret_offsets.size(); ++i) {
-      auto at =
+      auto entry =
           std::find(plan->entry_cookies.begin(), plan->entry_cookies.end(), plan->ret_cookies[i]);
-      ASSERT_NE(at, plan->entry_cookies.end());
-      EXPECT_EQ(plan->ret_offsets[i], plan->entry_offsets[at - plan->entry_cookies.begin()]);
+      ASSERT_NE(entry, plan->entry_cookies.end());
+      EXPECT_EQ(plan->ret_offsets[i], plan->entry_offsets[entry - plan->entry_cookies.begin()]);
     }
   }
 }

@@ -56,6 +56,11 @@ cudaError_t cudaFreeHost(void* ptr);
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream);
+cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice, size_t count);
+cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count, size_t offset,
+                               cudaMemcpyKind kind);
+cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count, size_t offset,
+                                 cudaMemcpyKind kind);
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -311,6 +316,13 @@ NOINLINE void copies() {
     Check(
         cuMemcpyDtoD_v2(reinterpret_cast<CUdeviceptr>(dev), reinterpret_cast<CUdeviceptr>(dev), 50),
         "cuMemcpy");
+  }
+  for (int i = 0; i < kPeer; ++i) Check(cudaMemcpyPeer(dev, 1, dev, 0, 2048), "memcpyPeer");
+  for (int i = 0; i < kToSymbol; ++i) {
+    Check(cudaMemcpyToSymbol(dev, pageable.data(), 64, 0, cudaMemcpyHostToDevice), "toSymbol");
+  }
+  for (int i = 0; i < kFromSymbol; ++i) {
+    Check(cudaMemcpyFromSymbol(pageable.data(), dev, 32, 0, cudaMemcpyDeviceToHost), "fromSymbol");
   }
   for (int i = 0; i < kDefault; ++i) Check(cudaMemcpy(dev, dev, 77, cudaMemcpyDefault), "memcpy");
   for (int i = 0; i < kHtoH; ++i) {

@@ -92,8 +92,12 @@ inline constexpr int kDtoHPageable = 4;         // cudaMemcpyAsync DtoH, 256 byt
 inline constexpr int kDtoHPinned = 1;           // cuMemcpyDtoH_v2 300 bytes into pinned memory
 inline constexpr int kDtoDRuntime = 1;          // cudaMemcpy DtoD 4096
 inline constexpr int kDtoDDriver = 1;           // cuMemcpyDtoD_v2 50
-inline constexpr int kDefault = 1;              // cudaMemcpy default 77
-inline constexpr int kHtoH = 1;                 // cudaMemcpy HtoH 10, pageable
+// Runtime copies the fake runtime makes through a driver copy (counted once, as the runtime's).
+inline constexpr int kPeer = 1;        // cudaMemcpyPeer 2048 (DtoD, via cuMemcpyPeer)
+inline constexpr int kToSymbol = 1;    // cudaMemcpyToSymbol 64 from malloc memory (via HtoD)
+inline constexpr int kFromSymbol = 1;  // cudaMemcpyFromSymbol 32 into malloc memory (via DtoH)
+inline constexpr int kDefault = 1;     // cudaMemcpy default 77
+inline constexpr int kHtoH = 1;        // cudaMemcpy HtoH 10, pageable
 
 // PyTorch's caching allocator (framework view): 6 malloc(1000) of which 4 freed, then
 // 2 raw_alloc(3000) of which 1 raw_delete'd.

@@ -187,6 +187,13 @@ FAKE_API CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
   return dst && src ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+FAKE_API CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                               CUcontext srcContext, size_t ByteCount) {
+  (void)dstContext, (void)srcContext, (void)ByteCount;
+  FAKE_TOUCH(30);
+  return dstDevice && srcDevice ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 FAKE_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) {
   (void)ByteCount;
   FAKE_TOUCH(18);

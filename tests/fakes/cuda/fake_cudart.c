@@ -7,10 +7,13 @@
  * through the driver's entry points when libcuda.so.1 can be loaded (a tracer that probes
  * both libraries then sees the driver calls the runtime makes); without it, it does the work
  * itself. */
+#define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fake_common.h"
 
@@ -54,9 +57,15 @@ struct fake_driver {
   int (*mem_alloc)(unsigned long long* dptr, size_t bytes);
   int (*mem_free)(unsigned long long dptr);
   int (*memcpy_unified)(unsigned long long dst, unsigned long long src, size_t bytes);
+  int (*memcpy_peer)(unsigned long long dst, void* dst_ctx, unsigned long long src, void* src_ctx,
+                     size_t bytes);
+  int (*memcpy_htod)(unsigned long long dst, const void* src, size_t bytes);
+  int (*memcpy_dtoh)(void* dst, unsigned long long src, size_t bytes);
 };
 
 static const struct fake_driver no_driver;
+static struct fake_driver the_driver;
+static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 static int driver_off = 0; /* fake_cudart_use_driver(0) */
 
 /* Not a CUDA API: lets a benchmark measure the runtime with and without its driver calls. */
@@ -64,23 +73,35 @@ FAKE_API void fake_cudart_use_driver(int on) {
   __atomic_store_n(&driver_off, !on, __ATOMIC_RELAXED);
 }
 
+/* The fake driver beside this library (never a real one a host may have installed): the
+ * directory this code was loaded from, or the executable's when linked in statically. */
+static void resolve_driver(void) {
+  Dl_info self;
+  if (!dladdr((void*)&resolve_driver, &self) || !self.dli_fname) return;
+  char path[4096];
+  const char* slash = strrchr(self.dli_fname, '/');
+  size_t dir = slash ? (size_t)(slash - self.dli_fname) : 0;
+  if (dir + sizeof("/libcuda.so.1") > sizeof(path)) return;
+  memcpy(path, self.dli_fname, dir);
+  memcpy(path + dir, "/libcuda.so.1", sizeof("/libcuda.so.1"));
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!lib) lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD); /* Linked in. */
+  if (!lib) return;
+  *(void**)&the_driver.launch = dlsym(lib, "cuLaunchKernel");
+  *(void**)&the_driver.ctx_sync = dlsym(lib, "cuCtxSynchronize");
+  *(void**)&the_driver.stream_sync = dlsym(lib, "cuStreamSynchronize");
+  *(void**)&the_driver.mem_alloc = dlsym(lib, "cuMemAlloc_v2");
+  *(void**)&the_driver.mem_free = dlsym(lib, "cuMemFree_v2");
+  *(void**)&the_driver.memcpy_unified = dlsym(lib, "cuMemcpy");
+  *(void**)&the_driver.memcpy_peer = dlsym(lib, "cuMemcpyPeer");
+  *(void**)&the_driver.memcpy_htod = dlsym(lib, "cuMemcpyHtoD_v2");
+  *(void**)&the_driver.memcpy_dtoh = dlsym(lib, "cuMemcpyDtoH_v2");
+}
+
 static const struct fake_driver* driver(void) {
-  static struct fake_driver d;
-  static int resolved = 0; /* 0: not yet; 1: resolved (entries may be NULL). */
   if (__atomic_load_n(&driver_off, __ATOMIC_RELAXED)) return &no_driver;
-  if (!__atomic_load_n(&resolved, __ATOMIC_ACQUIRE)) {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib) {
-      *(void**)&d.launch = dlsym(lib, "cuLaunchKernel");
-      *(void**)&d.ctx_sync = dlsym(lib, "cuCtxSynchronize");
-      *(void**)&d.stream_sync = dlsym(lib, "cuStreamSynchronize");
-      *(void**)&d.mem_alloc = dlsym(lib, "cuMemAlloc_v2");
-      *(void**)&d.mem_free = dlsym(lib, "cuMemFree_v2");
-      *(void**)&d.memcpy_unified = dlsym(lib, "cuMemcpy");
-    }
-    __atomic_store_n(&resolved, 1, __ATOMIC_RELEASE);
-  }
-  return &d;
+  pthread_once(&driver_once, resolve_driver);
+  return &the_driver;
 }
 
 FAKE_API cudaError_t cudaLaunchKernel(const void* func, dim3 gridDim, dim3 blockDim, void** args,
@@ -234,6 +255,36 @@ FAKE_API cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count,
   (void)dst, (void)src, (void)count, (void)stream;
   FAKE_TOUCH(17);
   return kind <= cudaMemcpyDefault ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+FAKE_API cudaError_t cudaMemcpyPeer(void* dst, int dstDevice, const void* src, int srcDevice,
+                                    size_t count) {
+  (void)dstDevice, (void)srcDevice;
+  FAKE_TOUCH(21);
+  const struct fake_driver* d = driver();
+  if (d->memcpy_peer) {
+    d->memcpy_peer((unsigned long long)(uintptr_t)dst, NULL, (unsigned long long)(uintptr_t)src,
+                   NULL, count);
+  }
+  return dst && src ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+FAKE_API cudaError_t cudaMemcpyToSymbol(const void* symbol, const void* src, size_t count,
+                                        size_t offset, enum cudaMemcpyKind kind) {
+  FAKE_TOUCH(22);
+  if (!symbol || kind > cudaMemcpyDefault) return cudaErrorInvalidValue;
+  const struct fake_driver* d = driver();
+  if (d->memcpy_htod) d->memcpy_htod((unsigned long long)(uintptr_t)symbol + offset, src, count);
+  return cudaSuccess;
+}
+
+FAKE_API cudaError_t cudaMemcpyFromSymbol(void* dst, const void* symbol, size_t count,
+                                          size_t offset, enum cudaMemcpyKind kind) {
+  FAKE_TOUCH(23);
+  if (!symbol || kind > cudaMemcpyDefault) return cudaErrorInvalidValue;
+  const struct fake_driver* d = driver();
+  if (d->memcpy_dtoh) d->memcpy_dtoh(dst, (unsigned long long)(uintptr_t)symbol + offset, count);
+  return cudaSuccess;
 }
 
 FAKE_API cudaError_t cudaGetLastError(void) {
