@@ -8,3 +8,8 @@ vigil_benchmark(collector_parsers_benchmark
 vigil_benchmark(perf_pmu_benchmark
   SRCS ${CMAKE_CURRENT_SOURCE_DIR}/perf_pmu_benchmark.cc
   DEPS vigil_collectors)
+
+# sys_netclass: one tick on this host from the rtnetlink dump against sysfs alone, hot and cold.
+vigil_benchmark(netclass_tick_benchmark
+  SRCS ${CMAKE_CURRENT_SOURCE_DIR}/netclass_tick_benchmark.cc
+  DEPS vigil_collectors)

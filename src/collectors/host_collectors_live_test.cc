@@ -4,11 +4,13 @@
 // VM lacks) and produce plausible values.
 #include <net/if.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -163,6 +165,47 @@ TEST(HostCollectorsLiveTest, NetclassIndexesMatchTheKernel) {
     }
   }
   EXPECT_GT(checked, 0u);
+}
+
+// Every series as "name{labels} value", sorted, for comparing two collections.
+std::vector<std::string> Rows(const MetricBatch& batch) {
+  std::vector<std::string> rows;
+  for (const Sample& s : batch.samples) {
+    std::string row(s.desc->name);
+    for (const auto& [key, value] : s.labels) {
+      row += " " + key + "=" + value;
+    }
+    rows.push_back(row + " " + std::to_string(s.value));
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+// The rtnetlink dump gives what the sysfs files give: the same series with the same values, read
+// one after the other (a few tries, in case a counter moved in between).
+TEST(HostCollectorsLiveTest, NetclassFromNetlinkMatchesSysfs) {
+  SysNetclassCollector netlink(HostPaths{});
+  SysNetclassCollector sysfs(HostPaths{}, RescanSchedule::kDefaultEvery,
+                             SysNetclassCollector::Source::kSysfs);
+  if (!netlink.ReadsNetlink()) {
+    GTEST_SKIP() << "rtnetlink is refused here; sys_netclass reads sysfs alone";
+  }
+  ASSERT_FALSE(sysfs.ReadsNetlink());
+  std::vector<std::string> from_netlink, from_sysfs;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto a = CollectOnce(netlink);
+    auto b = CollectOnce(sysfs);
+    ASSERT_TRUE(a.status.ok()) << a.status.message();
+    ASSERT_TRUE(b.status.ok()) << b.status.message();
+    from_netlink = Rows(a.batch);
+    from_sysfs = Rows(b.batch);
+    if (from_netlink == from_sysfs) {
+      break;
+    }
+  }
+  EXPECT_FALSE(from_sysfs.empty());
+  EXPECT_EQ(from_netlink, from_sysfs);
+  EXPECT_TRUE(netlink.ReadsNetlink());  // No error made it fall back.
 }
 
 uint64_t ReadCounter(const std::string& path) {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "collectors/sys_netclass_collector.h"
 
+#include <linux/if.h>  // IFF_UP, IFF_DORMANT (glibc's net/if.h lacks the latter).
+
+#include <optional>
 #include <utility>
 
 #include "base/file_util.h"
@@ -60,10 +63,11 @@ struct Attr {
   double scale = 1;
   bool hex = false;
   bool skip_negative = false;
-  bool identity = false;  // Set when the interface is created: read at rescans only.
+  bool identity = false;    // Set when the interface is created: read at rescans only.
+  bool sysfs_only = false;  // Not in the rtnetlink dump (or, for flags, not the same value).
 };
 const Attr kAttrs[] = {
-    {"speed", &kSpeed, 125000, false, true},
+    {"speed", &kSpeed, 125000, false, true, false, true},
     {"carrier", &kCarrier},
     {"carrier_changes", &kCarrierChanges},
     {"carrier_up_count", &kCarrierUp},
@@ -71,14 +75,14 @@ const Attr kAttrs[] = {
     {"mtu", &kMtu},
     {"tx_queue_len", &kTxQueue},
     {"type", &kProtocol, 1, false, false, true},
-    {"flags", &kFlags, 1, true},
+    {"flags", &kFlags, 1, true, false, false, true},
     {"ifindex", &kIfindex, 1, false, false, true},
     {"iflink", &kIflink, 1, false, false, true},
     {"link_mode", &kLinkMode},
     {"dormant", &kDormant},
-    {"dev_id", &kDevId, 1, true, false, true},
-    {"addr_assign_type", &kAddrAssign, 1, false, false, true},
-    {"name_assign_type", &kNameAssign, 1, false, false, true},
+    {"dev_id", &kDevId, 1, true, false, true, true},
+    {"addr_assign_type", &kAddrAssign, 1, false, false, true, true},
+    {"name_assign_type", &kNameAssign, 1, false, false, true, true},
     {"netdev_group", &kGroup},
     {"proto_down", &kProtoDown},
 };
@@ -105,18 +109,19 @@ VIGIL_NET_STAT(kTxWindow, "transmit_window_errors", "Late collisions on transmit
 struct Stat {
   std::string_view file;
   const MetricDesc* desc;
+  std::optional<uint64_t> LinkErrorCounters::*field;  // The same counter in the rtnetlink dump.
 };
 constexpr Stat kStats[] = {
-    {"rx_crc_errors", &kRxCrc},
-    {"rx_frame_errors", &kRxAlign},
-    {"rx_length_errors", &kRxLength},
-    {"rx_missed_errors", &kRxMissed},
-    {"rx_over_errors", &kRxOver},
-    {"rx_nohandler", &kRxNohandler},
-    {"tx_aborted_errors", &kTxAborted},
-    {"tx_carrier_errors", &kTxCarrierSense},
-    {"tx_heartbeat_errors", &kTxHeartbeat},
-    {"tx_window_errors", &kTxWindow},
+    {"rx_crc_errors", &kRxCrc, &LinkErrorCounters::rx_crc_errors},
+    {"rx_frame_errors", &kRxAlign, &LinkErrorCounters::rx_frame_errors},
+    {"rx_length_errors", &kRxLength, &LinkErrorCounters::rx_length_errors},
+    {"rx_missed_errors", &kRxMissed, &LinkErrorCounters::rx_missed_errors},
+    {"rx_over_errors", &kRxOver, &LinkErrorCounters::rx_over_errors},
+    {"rx_nohandler", &kRxNohandler, &LinkErrorCounters::rx_nohandler},
+    {"tx_aborted_errors", &kTxAborted, &LinkErrorCounters::tx_aborted_errors},
+    {"tx_carrier_errors", &kTxCarrierSense, &LinkErrorCounters::tx_carrier_errors},
+    {"tx_heartbeat_errors", &kTxHeartbeat, &LinkErrorCounters::tx_heartbeat_errors},
+    {"tx_window_errors", &kTxWindow, &LinkErrorCounters::tx_window_errors},
 };
 
 constexpr const MetricDesc* kMetrics[] = {
@@ -141,8 +146,29 @@ const CollectorInfo SysNetclassCollector::kInfo = {
     .create = &Create,
 };
 
-SysNetclassCollector::SysNetclassCollector(HostPaths paths, int rescan_every)
-    : paths_(std::move(paths)), schedule_(rescan_every) {}
+SysNetclassCollector::SysNetclassCollector(HostPaths paths, int rescan_every, Source source)
+    : paths_(std::move(paths)), schedule_(rescan_every) {
+  netlink_ =
+      source == Source::kAuto && paths_.sys_root == HostPaths{}.sys_root && dumper_.Open().ok();
+}
+
+template <typename Attr>
+void SysNetclassCollector::AddAttribute(const Attr& a, const std::string& dir, const Labels& labels,
+                                        Status* error) {
+  const std::string path = JoinPath(dir, a.file);
+  if (!a.identity) {
+    if (PathExists(path)) {
+      plan_.push_back({path, a.desc, a.scale, labels, a.hex, a.skip_negative});
+    }
+    return;
+  }
+  StatusOr<double> v = a.hex ? reader_.ReadHex(path) : reader_.ReadNumber(path);
+  if (v.ok()) {
+    identity_.push_back({a.desc, *v, labels});
+  } else if (v.status().code() == StatusCode::kDataLoss && error->ok()) {
+    *error = v.status();
+  }
+}
 
 Status SysNetclassCollector::Rescan() {
   reader_.CloseKept();  // Nothing from the old listing stays open.
@@ -166,19 +192,7 @@ Status SysNetclassCollector::Rescan() {
     interfaces_.push_back(std::move(iface));
     const Labels labels = {{"interface", name}};
     for (const Attr& a : kAttrs) {
-      const std::string path = JoinPath(dir, a.file);
-      if (!a.identity) {
-        if (PathExists(path)) {
-          plan_.push_back({path, a.desc, a.scale, labels, a.hex, a.skip_negative});
-        }
-        continue;
-      }
-      StatusOr<double> v = a.hex ? reader_.ReadHex(path) : reader_.ReadNumber(path);
-      if (v.ok()) {
-        identity_.push_back({a.desc, *v, labels});
-      } else if (v.status().code() == StatusCode::kDataLoss && error.ok()) {
-        error = v.status();
-      }
+      AddAttribute(a, dir, labels, &error);
     }
     for (const Stat& s : kStats) {
       const std::string path = JoinPath(dir, "statistics/" + std::string(s.file));
@@ -213,7 +227,7 @@ void SysNetclassCollector::CollectInfo(const Interface& iface, MetricWriter& out
   out.Add(kUp, operstate == "up" ? 1 : 0, {{"interface", iface.name}});
 }
 
-Status SysNetclassCollector::Collect(MetricWriter& out) {
+Status SysNetclassCollector::CollectSysfs(MetricWriter& out) {
   const Status scan = schedule_.RescanIfDue([this] { return Rescan(); });
   if (IsAbsent(scan)) {
     return scan;
@@ -226,6 +240,122 @@ Status SysNetclassCollector::Collect(MetricWriter& out) {
   }
   Status error = EmitPlanned(plan_, reader_, schedule_, out);
   return scan.ok() ? error : scan;
+}
+
+Status SysNetclassCollector::RescanBeside(const std::vector<LinkAttributes>& links) {
+  reader_.CloseKept();
+  interfaces_.clear();
+  plan_.clear();
+  identity_.clear();
+  dumped_.clear();
+  const std::string root = paths_.Sys("class/net");
+  Status error;
+  for (const LinkAttributes& link : links) {
+    dumped_.emplace_back(link.index, link.name);
+    if (link.name == "lo") {
+      continue;
+    }
+    const std::string dir = JoinPath(root, link.name);
+    interfaces_.push_back(
+        {.name = link.name, .dir = dir, .address = {}, .broadcast = {}, .ifalias = {}});
+    const Labels labels = {{"interface", link.name}};
+    for (const Attr& a : kAttrs) {
+      if (a.sysfs_only && a.desc != &kSpeed) {  // Speed is read by EmitLink, for a link up.
+        AddAttribute(a, dir, labels, &error);
+      }
+    }
+  }
+  if (interfaces_.empty()) {
+    return NotFoundError("rtnetlink: no network interfaces besides lo");
+  }
+  return error;
+}
+
+// The sysfs file's value from the dump's attribute (net/core/net-sysfs.c beside rtnl_fill_ifinfo).
+void SysNetclassCollector::EmitLink(const LinkAttributes& link, MetricWriter& out) {
+  const Labels labels = {{"interface", link.name}};
+  auto add = [&](const MetricDesc& desc, const auto& value) {
+    if (value) {
+      out.Add(desc, static_cast<double>(*value), labels);
+    }
+  };
+  const bool up = (link.flags & IFF_UP) != 0;  // netif_running(): sysfs answers EINVAL otherwise.
+  // duplex (and speed) of a link that is not up is EINVAL, after sysfs took the rtnl lock.
+  const std::string dir = JoinPath(paths_.Sys("class/net"), link.name);
+  StatusOr<std::string_view> duplex =
+      up ? reader_.ReadKept(dir + "/duplex") : StatusOr<std::string_view>(InvalidArgumentError(""));
+  const std::string_view operstate =
+      link.operstate ? OperstateName(*link.operstate) : std::string_view();
+  out.Add(kInfoDesc, 1,
+          {{"interface", link.name},
+           {"address", link.address},
+           {"broadcast", link.broadcast},
+           {"duplex", duplex.ok() ? std::string(*duplex) : ""},
+           {"operstate", std::string(operstate)},
+           {"ifalias", link.ifalias}});
+  out.Add(kUp, operstate == "up" ? 1 : 0, labels);
+  if (up) {
+    StatusOr<double> speed = reader_.ReadNumber(dir + "/speed", true);
+    if (speed.ok() && *speed >= 0) {  // -1: no carrier.
+      out.Add(kSpeed, *speed * 125000, labels);
+    } else if (speed.status().code() == StatusCode::kNotFound) {
+      schedule_.Invalidate();
+    }
+    add(kCarrier, link.carrier);
+  }
+  add(kCarrierChanges, link.carrier_changes);
+  add(kCarrierUp, link.carrier_up_count);
+  add(kCarrierDown, link.carrier_down_count);
+  add(kMtu, link.mtu);
+  add(kTxQueue, link.tx_queue_len);
+  out.Add(kProtocol, link.type, labels);
+  out.Add(kIfindex, link.index, labels);
+  out.Add(kIflink, link.link ? *link.link : static_cast<uint32_t>(link.index), labels);
+  add(kLinkMode, link.link_mode);
+  if (up) {
+    out.Add(kDormant, (link.flags & IFF_DORMANT) != 0 ? 1 : 0, labels);
+  }
+  add(kGroup, link.group);
+  add(kProtoDown, link.proto_down);
+  if (link.errors) {
+    for (const Stat& stat : kStats) {
+      add(*stat.desc, (*link.errors).*stat.field);
+    }
+  }
+}
+
+Status SysNetclassCollector::CollectNetlink(MetricWriter& out) {
+  StatusOr<std::vector<LinkAttributes>> links = dumper_.Dump();
+  if (!links.ok()) {
+    netlink_ = false;  // Degrade to sysfs from the next tick on, and say why once.
+    schedule_.Invalidate();
+    return links.status().WithContext("sys_netclass: reading sysfs from now on");
+  }
+  bool same = links->size() == dumped_.size();
+  for (size_t i = 0; same && i < links->size(); ++i) {
+    same = dumped_[i].first == (*links)[i].index && dumped_[i].second == (*links)[i].name;
+  }
+  if (!same) {
+    schedule_.Invalidate();
+  }
+  const Status scan = schedule_.RescanIfDue([&] { return RescanBeside(*links); });
+  if (IsAbsent(scan)) {
+    return scan;
+  }
+  for (const LinkAttributes& link : *links) {
+    if (link.name != "lo") {
+      EmitLink(link, out);
+    }
+  }
+  for (const IdentityValue& v : identity_) {
+    out.Add(*v.desc, v.value, v.labels);
+  }
+  Status error = EmitPlanned(plan_, reader_, schedule_, out);
+  return scan.ok() ? error : scan;
+}
+
+Status SysNetclassCollector::Collect(MetricWriter& out) {
+  return netlink_ ? CollectNetlink(out) : CollectSysfs(out);
 }
 
 }  // namespace vigil

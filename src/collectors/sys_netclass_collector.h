@@ -9,12 +9,18 @@
 // loopback interface "lo" is skipped, as proc_netdev skips it. Speed (Mbit/s) is exported in bytes
 // per second; a link without carrier has no speed (the kernel answers -1 or EINVAL). The interface
 // list is kept and redone every RescanSchedule ticks, or when an interface disappears.
+// On the daemon's own /sys the per-tick values come from one rtnetlink dump (rtnetlink_links.h),
+// with the same semantics as the sysfs files (carrier and dormant only for a link that is up);
+// only speed, duplex and flags (dev->flags, which the dump's ifi_flags is not) and the identity
+// files netlink lacks are still read from sysfs. Other trees (tests, a host's /sys mounted in a
+// container) are read through sysfs alone, and so is this /sys when netlink is refused.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/rtnetlink_links.h"
 #include "collectors/sysfs_reader.h"
 
 namespace vigil {
@@ -23,8 +29,11 @@ class SysNetclassCollector : public Collector {
  public:
   static const CollectorInfo kInfo;
 
-  explicit SysNetclassCollector(HostPaths paths, int rescan_every = RescanSchedule::kDefaultEvery);
+  enum class Source { kAuto, kSysfs };  // kSysfs: never netlink (tests compare the two).
+  explicit SysNetclassCollector(HostPaths paths, int rescan_every = RescanSchedule::kDefaultEvery,
+                                Source source = Source::kAuto);
   Status Collect(MetricWriter& out) override;
+  bool ReadsNetlink() const { return netlink_; }
 
  private:
   struct Interface {
@@ -37,8 +46,17 @@ class SysNetclassCollector : public Collector {
     double value;
     Labels labels;
   };
+  // Plans a per-tick attribute file, or reads an identity one now (its DataLoss into *error).
+  // `Attr`: the .cc's table row.
+  template <typename Attr>
+  void AddAttribute(const Attr& a, const std::string& dir, const Labels& labels, Status* error);
   Status Rescan();
   void CollectInfo(const Interface& iface, MetricWriter& out);
+  Status CollectSysfs(MetricWriter& out);
+  // The sysfs part beside a dump: speed and flags planned, dev_id and the assign types read once.
+  Status RescanBeside(const std::vector<LinkAttributes>& links);
+  Status CollectNetlink(MetricWriter& out);
+  void EmitLink(const LinkAttributes& link, MetricWriter& out);
 
   HostPaths paths_;
   SysfsReader reader_;
@@ -46,6 +64,9 @@ class SysNetclassCollector : public Collector {
   std::vector<Interface> interfaces_;
   std::vector<PlannedValue> plan_;
   std::vector<IdentityValue> identity_;
+  bool netlink_ = false;
+  LinkDumper dumper_;
+  std::vector<std::pair<int, std::string>> dumped_;  // (ifindex, name) the sysfs part is for.
 };
 
 }  // namespace vigil

@@ -5,8 +5,13 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -190,6 +195,59 @@ TEST_F(GetServerTest, AHeadOverTheCapIs431) {
   const std::string reply = RawExchange(
       port_, "GET /healthz HTTP/1.1\r\nX-Big: " + std::string(20 << 10, 'b') + "\r\n\r\n");
   EXPECT_EQ(StatusOf(reply), 431) << reply.substr(0, 200);
+}
+
+// One connection after another is served by the same worker thread; connections open at the
+// same time each get one, and every worker is joined by Stop().
+TEST(GetServerWorkersTest, AFinishedConnectionsThreadServesTheNext) {
+  std::mutex mu;
+  std::condition_variable cv;
+  int waiting = 0;
+  bool release = false;
+  GetServer server(HttpLimits{});
+  server.Route("/thread", [](const GetRequest&, GetReply& reply) {
+    std::ostringstream id;
+    id << std::this_thread::get_id();
+    reply.body = id.str();
+  });
+  server.Route("/hold", [&](const GetRequest&, GetReply& reply) {
+    std::unique_lock<std::mutex> lock(mu);
+    ++waiting;
+    cv.notify_all();
+    cv.wait_for(lock, std::chrono::seconds(10), [&] { return release; });
+    std::ostringstream id;
+    id << std::this_thread::get_id();
+    reply.body = id.str();
+  });
+  StatusOr<int> port = server.Start("127.0.0.1", 0);
+  ASSERT_TRUE(port.ok()) << port.status().ToString();
+
+  const std::string first = BodyOf(RawExchange(*port, "GET /thread HTTP/1.1\r\n\r\n"));
+  ASSERT_FALSE(first.empty());
+  for (int i = 0; i < 3; ++i) {
+    // The worker is back waiting once its connection is closed; the next one is its.
+    EXPECT_EQ(BodyOf(RawExchange(*port, "GET /thread HTTP/1.1\r\n\r\n")), first);
+  }
+
+  std::string held[2];
+  std::thread clients[2];
+  for (int i = 0; i < 2; ++i) {
+    clients[i] =
+        std::thread([&, i] { held[i] = BodyOf(RawExchange(*port, "GET /hold HTTP/1.1\r\n\r\n")); });
+  }
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    EXPECT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return waiting == 2; }))
+        << "both connections are served at once, each on a thread";
+    release = true;
+    cv.notify_all();
+  }
+  for (std::thread& c : clients) c.join();
+  EXPECT_FALSE(held[0].empty());
+  EXPECT_FALSE(held[1].empty());
+  EXPECT_NE(held[0], held[1]);
+  server.Stop();
+  EXPECT_EQ(server.open_connections(), 0u);
 }
 
 TEST(GetServerStartTest, ABusyPortIsUnavailable) {

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <optional>
 #include <utility>
 
@@ -121,16 +122,21 @@ void GuardedListener::Stop() {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
     for (Connection& c : connections_) {
-      if (!c.done) ::shutdown(c.served.fd, SHUT_RDWR);
+      if (c.started) ::shutdown(c.served.fd, SHUT_RDWR);
     }
   }
   const uint64_t one = 1;
   (void)!::write(wake_fd_, &one, sizeof(one));
   changed_.notify_all();
+  work_.notify_all();
   accept_thread_.join();
-  for (Connection& c : connections_) c.thread.join();
+  for (Worker& w : workers_) w.thread.join();
+  workers_.clear();
+  for (Connection* c : pending_) ::close(c->served.fd);  // Never served: no worker took them.
+  pending_.clear();
   connections_.clear();
   per_client_.clear();
+  idle_workers_ = 0;
   ::close(listen_fd_);
   ::close(wake_fd_);
   listen_fd_ = wake_fd_ = -1;
@@ -138,21 +144,55 @@ void GuardedListener::Stop() {
 
 size_t GuardedListener::open_connections() const {
   std::lock_guard<std::mutex> lock(mu_);
-  size_t n = 0;
-  for (const Connection& c : connections_) n += c.done ? 0 : 1;
-  return n;
+  return connections_.size();
 }
 
 void GuardedListener::ReapLocked() {
-  for (auto it = connections_.begin(); it != connections_.end();) {
-    if (!it->done) {
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (!it->exited) {
       ++it;
       continue;
     }
-    it->thread.join();
-    if (--per_client_[it->served.client] == 0) per_client_.erase(it->served.client);
-    it = connections_.erase(it);
+    it->thread.join();  // It has left WorkerLoop: this returns at once.
+    it = workers_.erase(it);
   }
+}
+
+void GuardedListener::DispatchLocked(Connection* conn) {
+  pending_.push_back(conn);
+  if (pending_.size() <= idle_workers_) {
+    work_.notify_one();
+    return;
+  }
+  Worker& w = workers_.emplace_back();
+  w.thread = std::thread([this, self = &w] { WorkerLoop(self); });
+}
+
+void GuardedListener::WorkerLoop(Worker* self) {
+  std::unique_lock<std::mutex> lock(mu_);
+  ++idle_workers_;
+  while (work_.wait_for(lock, std::chrono::milliseconds(kWorkerIdleMs), [&] {
+    return stopping_ || !pending_.empty();
+  }) && !stopping_) {
+    --idle_workers_;
+    Connection* conn = pending_.front();
+    pending_.pop_front();
+    conn->started = true;
+    lock.unlock();
+    Serve(conn);
+    lock.lock();
+    // Closed under the lock: Stop() shuts down only sockets of connections still listed. This
+    // worker counts as free in the same step, so a client that saw the close and connects again
+    // is handed to it.
+    ::close(conn->served.fd);
+    if (--per_client_[conn->served.client] == 0) per_client_.erase(conn->served.client);
+    connections_.remove_if([conn](const Connection& c) { return &c == conn; });
+    ++idle_workers_;
+    changed_.notify_all();
+  }
+  --idle_workers_;
+  self->exited = true;
+  changed_.notify_all();
 }
 
 void GuardedListener::AcceptLoop() {
@@ -193,17 +233,12 @@ void GuardedListener::AcceptLoop() {
     ++per_client_[client];
     Connection& conn = connections_.emplace_back();
     conn.served = ServedConnection{fd, client, accepted};
-    conn.thread = std::thread([this, c = &conn] { Serve(c); });
+    DispatchLocked(&conn);
   }
 }
 
 void GuardedListener::Serve(Connection* conn) {
   if (handler_(conn->served)) Linger(conn->served.fd);
-  // Closed under the lock: Stop() shuts down only sockets of connections not done.
-  std::lock_guard<std::mutex> lock(mu_);
-  ::close(conn->served.fd);
-  conn->done = true;
-  changed_.notify_all();
 }
 
 }  // namespace vigil

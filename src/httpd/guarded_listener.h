@@ -2,7 +2,9 @@
 // The connection half of our HTTP servers, apart from any HTTP parsing so that vigild's small
 // GET server (get_server.h) needs neither cpp-httplib nor OpenSSL, and vigil-fleet's
 // (guarded_server.h) shares the same guards: its own bind (SO_REUSEADDR only, never
-// SO_REUSEPORT, backlog 1024), a thread per connection with one request each, connections
+// SO_REUSEPORT, backlog 1024), one request per connection, each connection on a thread of its
+// own while it lasts (a worker that finished one waits up to kWorkerIdle for the next, so a
+// scrape once a second does not start and join a thread each time), connections
 // capped in total (more wait in the kernel's backlog) and per client (more are answered 503 at
 // once; loopback clients are told apart by uid since every local user connects from 127.0.0.1,
 // others by address), and a bounded linger after a refusal so the client can read it.
@@ -53,6 +55,8 @@ std::string JsonErrorBody(std::string_view message);
 
 class GuardedListener {
  public:
+  static constexpr int64_t kWorkerIdleMs = 30'000;  // Then an idle worker thread ends.
+
   GuardedListener(HttpLimits limits, ConnectionHandler handler);
   ~GuardedListener();
   GuardedListener(const GuardedListener&) = delete;
@@ -70,11 +74,17 @@ class GuardedListener {
  private:
   struct Connection {
     ServedConnection served;
+    bool started = false;  // A worker took it.
+  };
+  struct Worker {
     std::thread thread;
-    bool done = false;
+    bool exited = false;
   };
 
   void AcceptLoop();
+  // Hands `conn` to an idle worker, or starts one when none is free.
+  void DispatchLocked(Connection* conn);
+  void WorkerLoop(Worker* self);
   void Serve(Connection* conn);
   void ReapLocked();
 
@@ -84,9 +94,13 @@ class GuardedListener {
   int wake_fd_ = -1;
   std::thread accept_thread_;
   mutable std::mutex mu_;
-  std::condition_variable changed_;
+  std::condition_variable changed_;  // A connection ended or a worker exited.
+  std::condition_variable work_;     // A connection is waiting for a worker.
   bool stopping_ = false;
-  std::list<Connection> connections_;
+  std::list<Connection> connections_;  // Accepted and not yet closed.
+  std::list<Connection*> pending_;     // Accepted, no worker yet.
+  std::list<Worker> workers_;
+  size_t idle_workers_ = 0;  // Free to take a pending connection.
   std::map<std::string, size_t> per_client_;
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "httpd/guarded_server.h"
 
+#include <openssl/err.h>
+
 #include <utility>
 
 #include "base/logging.h"
@@ -113,6 +115,9 @@ bool GuardedServer::Serve(const ServedConnection& conn) {
   SSL* ssl = nullptr;
   bool ok = true;
   if (tls_ != nullptr) {
+    // Worker threads serve one connection after another: nothing left in this thread's error
+    // queue by the last one may confuse SSL_get_error() on this one.
+    ERR_clear_error();
     ssl = SSL_new(tls_);
     ok = ssl != nullptr && SSL_set_fd(ssl, conn.fd) == 1 && AcceptTls(ssl, conn.fd, deadline);
   }
