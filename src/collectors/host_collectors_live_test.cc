@@ -3,6 +3,9 @@
 // its source absent, for PSI, InfiniBand, conntrack, schedstat, NUMA and the hardware sources a
 // VM lacks) and produce plausible values.
 #include <net/if.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -206,6 +209,45 @@ TEST(HostCollectorsLiveTest, NetclassFromNetlinkMatchesSysfs) {
   EXPECT_FALSE(from_sysfs.empty());
   EXPECT_EQ(from_netlink, from_sysfs);
   EXPECT_TRUE(netlink.ReadsNetlink());  // No error made it fall back.
+}
+
+// In a network namespace of its own the daemon's dump has only lo while /sys (mounted by the
+// host) still lists the host's interfaces: the collector must see that and read sysfs alone,
+// exporting what the sysfs-only collector does. Needs CAP_SYS_ADMIN (CI runs as root).
+TEST(HostCollectorsLiveTest, NetclassInAnotherNetworkNamespaceThanSysReadsSysfs) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (unshare(CLONE_NEWNET) != 0) {
+      _exit(77);
+    }
+    SysNetclassCollector netlink(HostPaths{});
+    SysNetclassCollector sysfs(HostPaths{}, RescanSchedule::kDefaultEvery,
+                               SysNetclassCollector::Source::kSysfs);
+    if (!netlink.ReadsNetlink()) {
+      _exit(78);
+    }
+    for (int tick = 0; tick < 3; ++tick) {  // Every tick, the mismatch's first one included.
+      auto a = CollectOnce(netlink);
+      auto b = CollectOnce(sysfs);
+      if (!a.status.ok() || !b.status.ok() || Rows(a.batch) != Rows(b.batch) ||
+          Rows(a.batch).empty()) {
+        _exit(10 + tick);
+      }
+    }
+    _exit(netlink.ReadsNetlink() ? 2 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) {
+    GTEST_SKIP() << "no new network namespace here (needs CAP_SYS_ADMIN)";
+  }
+  if (WEXITSTATUS(status) == 78) {
+    GTEST_SKIP() << "rtnetlink is refused here";
+  }
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "2: still on netlink after 3 ticks; 10+N: tick N differed from sysfs or failed";
 }
 
 uint64_t ReadCounter(const std::string& path) {

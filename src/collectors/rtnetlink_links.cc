@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "base/strings.h"
+
 namespace vigil {
 namespace {
 
@@ -82,7 +84,7 @@ void SetAttribute(uint16_t type, std::span<const uint8_t> payload, LinkAttribute
       link->broadcast = FormatHardwareAddress(payload);
       break;
     case IFLA_IFALIAS:
-      link->ifalias = Text(payload);
+      link->ifalias = std::string(Trim(Text(payload)));  // As sysfs text is read: trimmed.
       break;
     case IFLA_LINK:
       link->link = Scalar<uint32_t>(payload);
@@ -178,12 +180,18 @@ Status ParseLinkDump(std::span<const uint8_t> datagram, uint32_t sequence,
     }
     if (header.nlmsg_type == NLMSG_DONE) {
       progress->done = true;
-      return OkStatus();
+      // The dump's own result (netlink_dump_done): an error ended it early, links missing.
+      int result = 0;
+      std::memcpy(&result, body.data(), std::min(body.size(), sizeof(result)));
+      return result < 0 ? ErrnoStatus(-result, "rtnetlink: RTM_GETLINK dump") : OkStatus();
     }
     if (header.nlmsg_type == NLMSG_ERROR) {
-      nlmsgerr error{};
-      std::memcpy(&error, body.data(), std::min(body.size(), sizeof(error)));
-      return ErrnoStatus(-error.error, "rtnetlink: RTM_GETLINK");
+      int error = 0;
+      if (body.size() < sizeof(error)) {
+        return DataLossError("rtnetlink: NLMSG_ERROR shorter than its error code");
+      }
+      std::memcpy(&error, body.data(), sizeof(error));
+      return ErrnoStatus(error < 0 ? -error : EIO, "rtnetlink: RTM_GETLINK");
     }
     if (header.nlmsg_type != RTM_NEWLINK) {
       continue;
@@ -235,6 +243,9 @@ Status LinkDumper::DumpOnce(std::vector<LinkAttributes>* links, LinkDumpProgress
   size_t received = 0;
   while (!progress->done) {
     const ssize_t n = ::recv(fd_, buffer_.data(), buffer_.size(), MSG_TRUNC);
+    if (n < 0 && errno == EINTR) {
+      continue;  // A stop and continue (SIGSTOP, a debugger) interrupts a timed receive.
+    }
     if (n < 0) {
       return errno == EAGAIN ? DeadlineExceededError("rtnetlink: no answer within 1 s")
                              : ErrnoStatus(errno, "rtnetlink: recv");
@@ -264,7 +275,10 @@ StatusOr<std::vector<LinkAttributes>> LinkDumper::Dump() {
     LinkDumpProgress progress;
     Status s = DumpOnce(&links, &progress);
     if (!s.ok()) {
-      // What is left of this dump's answer carries its sequence number; the next dump skips it.
+      // The kernel may still be running the broken dump (a new request would be EBUSY): this
+      // socket is done with. Open() starts afresh.
+      ::close(fd_);
+      fd_ = -1;
       return s;
     }
     if (!progress.interrupted || attempt == 1) {

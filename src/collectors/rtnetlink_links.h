@@ -4,7 +4,8 @@
 // file, the kernel fills once per interface here (rtnl_fill_ifinfo). sys_netclass reads its
 // per-tick values this way on the daemon's own /sys; a dump of three interfaces costs about a
 // third of their 72 sysfs reads on a cold tick. The answer is for the daemon's network
-// namespace, which is the one its /sys/class/net shows.
+// namespace; /sys/class/net shows the namespace of whoever mounted /sys, which sys_netclass
+// checks before it uses the two together.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,7 @@ struct LinkAttributes {
   std::string name;       // IFLA_IFNAME.
   std::string address;    // IFLA_ADDRESS as sysfs prints it ("0c:42:a1:5e:6f:70"); may be empty.
   std::string broadcast;  // IFLA_BROADCAST, likewise.
-  std::string ifalias;    // IFLA_IFALIAS; empty when unset.
+  std::string ifalias;    // IFLA_IFALIAS, trimmed as sysfs text is; empty when unset.
   std::optional<uint32_t> link;  // IFLA_LINK: absent when the interface is its own link.
   std::optional<uint32_t> mtu, tx_queue_len, group, carrier_changes, carrier_up_count,
       carrier_down_count;
@@ -69,7 +70,8 @@ class LinkDumper {
   // Opens the socket; a refused socket (seccomp, no netlink) is the error, and sysfs serves.
   Status Open();
   // One dump of every link. A dump the kernel marks interrupted (NLM_F_DUMP_INTR: links changed
-  // while it ran) is asked again once. Every receive has a 1 s deadline.
+  // while it ran) is asked again once. Every receive has a 1 s deadline. After an error the
+  // socket is closed (Open() again to retry).
   StatusOr<std::vector<LinkAttributes>> Dump();
 
  private:

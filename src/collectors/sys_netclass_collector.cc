@@ -3,10 +3,12 @@
 
 #include <linux/if.h>  // IFF_UP, IFF_DORMANT (glibc's net/if.h lacks the latter).
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
 #include "base/file_util.h"
+#include "base/logging.h"
 #include "collectors/collector_context.h"
 
 namespace vigil {
@@ -228,6 +230,10 @@ void SysNetclassCollector::CollectInfo(const Interface& iface, MetricWriter& out
 }
 
 Status SysNetclassCollector::CollectSysfs(MetricWriter& out) {
+  if (!dumped_.empty()) {  // The plan was made beside a dump: list sysfs afresh.
+    dumped_.clear();
+    schedule_.Invalidate();
+  }
   const Status scan = schedule_.RescanIfDue([this] { return Rescan(); });
   if (IsAbsent(scan)) {
     return scan;
@@ -242,20 +248,47 @@ Status SysNetclassCollector::CollectSysfs(MetricWriter& out) {
   return scan.ok() ? error : scan;
 }
 
-Status SysNetclassCollector::RescanBeside(const std::vector<LinkAttributes>& links) {
+Status SysNetclassCollector::RescanBeside(const std::vector<LinkAttributes>& links,
+                                          bool* other_namespace) {
   reader_.CloseKept();
   interfaces_.clear();
   plan_.clear();
   identity_.clear();
   dumped_.clear();
   const std::string root = paths_.Sys("class/net");
+  // sysfs shows the network namespace of whoever mounted it (a container's own network with the
+  // host's /sys, unshare -n): then its interfaces are not the dump's, by name or by index.
   Status error;
+  std::vector<std::string> listed;
+  for (const std::string& name : ListSorted(root, "", &error)) {
+    if (name != "lo" && IsDirectory(JoinPath(root, name))) {
+      listed.push_back(name);
+    }
+  }
+  std::vector<std::string> names;
+  for (const LinkAttributes& link : links) {
+    if (link.name != "lo") {
+      names.push_back(link.name);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  if (names != listed) {
+    *other_namespace = true;
+    return FailedPreconditionError("sysfs and rtnetlink list other interfaces");
+  }
+  error = OkStatus();
   for (const LinkAttributes& link : links) {
     dumped_.emplace_back(link.index, link.name);
     if (link.name == "lo") {
       continue;
     }
     const std::string dir = JoinPath(root, link.name);
+    StatusOr<uint64_t> index = reader_.ReadUint(JoinPath(dir, "ifindex"));
+    if (!index.ok() || *index != static_cast<uint64_t>(link.index)) {
+      *other_namespace = true;
+      dumped_.clear();
+      return FailedPreconditionError("sysfs's " + link.name + " has another ifindex");
+    }
     interfaces_.push_back(
         {.name = link.name, .dir = dir, .address = {}, .broadcast = {}, .ifalias = {}});
     const Labels labels = {{"interface", link.name}};
@@ -324,12 +357,16 @@ void SysNetclassCollector::EmitLink(const LinkAttributes& link, MetricWriter& ou
   }
 }
 
+Status SysNetclassCollector::FallBackToSysfs(std::string_view why, MetricWriter& out) {
+  VIGIL_LOG_INFO("sys_netclass: reading sysfs alone from now on: {}", why);
+  netlink_ = false;
+  return CollectSysfs(out);
+}
+
 Status SysNetclassCollector::CollectNetlink(MetricWriter& out) {
   StatusOr<std::vector<LinkAttributes>> links = dumper_.Dump();
   if (!links.ok()) {
-    netlink_ = false;  // Degrade to sysfs from the next tick on, and say why once.
-    schedule_.Invalidate();
-    return links.status().WithContext("sys_netclass: reading sysfs from now on");
+    return FallBackToSysfs(links.status().message(), out);
   }
   bool same = links->size() == dumped_.size();
   for (size_t i = 0; same && i < links->size(); ++i) {
@@ -338,7 +375,18 @@ Status SysNetclassCollector::CollectNetlink(MetricWriter& out) {
   if (!same) {
     schedule_.Invalidate();
   }
-  const Status scan = schedule_.RescanIfDue([&] { return RescanBeside(*links); });
+  bool other_namespace = false;
+  const Status scan = schedule_.RescanIfDue([&] { return RescanBeside(*links, &other_namespace); });
+  if (other_namespace) {
+    // Twice in a row, so that an interface made between the dump and the listing does not
+    // count; this tick reads sysfs either way.
+    if (++namespace_mismatches_ >= 2) {
+      return FallBackToSysfs(
+          "/sys/class/net shows other interfaces than the daemon's network namespace has", out);
+    }
+    return CollectSysfs(out);
+  }
+  namespace_mismatches_ = 0;
   if (IsAbsent(scan)) {
     return scan;
   }

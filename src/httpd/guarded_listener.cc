@@ -164,13 +164,13 @@ void GuardedListener::DispatchLocked(Connection* conn) {
     work_.notify_one();
     return;
   }
+  ++idle_workers_;  // Free from now on, so the next connection does not start another.
   Worker& w = workers_.emplace_back();
   w.thread = std::thread([this, self = &w] { WorkerLoop(self); });
 }
 
 void GuardedListener::WorkerLoop(Worker* self) {
-  std::unique_lock<std::mutex> lock(mu_);
-  ++idle_workers_;
+  std::unique_lock<std::mutex> lock(mu_);  // Counted free by DispatchLocked already.
   while (work_.wait_for(lock, std::chrono::milliseconds(kWorkerIdleMs), [&] {
     return stopping_ || !pending_.empty();
   }) && !stopping_) {
