@@ -209,9 +209,12 @@ Status ParseLinkDump(std::span<const uint8_t> datagram, uint32_t sequence,
   return OkStatus();
 }
 
-LinkDumper::~LinkDumper() {
+LinkDumper::~LinkDumper() { Close(); }
+
+void LinkDumper::Close() {
   if (fd_ >= 0) {
     ::close(fd_);
+    fd_ = -1;
   }
 }
 
@@ -277,8 +280,7 @@ StatusOr<std::vector<LinkAttributes>> LinkDumper::Dump() {
     if (!s.ok()) {
       // The kernel may still be running the broken dump (a new request would be EBUSY): this
       // socket is done with. Open() starts afresh.
-      ::close(fd_);
-      fd_ = -1;
+      Close();
       return s;
     }
     if (!progress.interrupted || attempt == 1) {

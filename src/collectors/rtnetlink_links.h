@@ -73,6 +73,7 @@ class LinkDumper {
   // while it ran) is asked again once. Every receive has a 1 s deadline. After an error the
   // socket is closed (Open() again to retry).
   StatusOr<std::vector<LinkAttributes>> Dump();
+  void Close();
 
  private:
   Status DumpOnce(std::vector<LinkAttributes>* links, LinkDumpProgress* progress);

@@ -278,10 +278,10 @@ TEST(RtnetlinkLinksTest, ADumpOfThisMachineNamesEveryLinkByItsIndex) {
   }
   EXPECT_TRUE(loopback);
   EXPECT_GT(named, 0u);
-  // A second dump on the same socket answers the same links.
+  // A second dump on the same socket is answered too (links may come and go in between).
   StatusOr<std::vector<LinkAttributes>> again = dumper.Dump();
   ASSERT_TRUE(again.ok()) << again.status().message();
-  EXPECT_EQ(again->size(), links->size());
+  EXPECT_FALSE(again->empty());
 }
 
 }  // namespace

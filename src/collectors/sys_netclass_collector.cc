@@ -249,7 +249,7 @@ Status SysNetclassCollector::CollectSysfs(MetricWriter& out) {
 }
 
 Status SysNetclassCollector::RescanBeside(const std::vector<LinkAttributes>& links,
-                                          bool* other_namespace) {
+                                          std::string* mismatch) {
   reader_.CloseKept();
   interfaces_.clear();
   plan_.clear();
@@ -265,6 +265,9 @@ Status SysNetclassCollector::RescanBeside(const std::vector<LinkAttributes>& lin
       listed.push_back(name);
     }
   }
+  if (!error.ok()) {
+    return error;  // Not a sign of another namespace: the listing itself failed.
+  }
   std::vector<std::string> names;
   for (const LinkAttributes& link : links) {
     if (link.name != "lo") {
@@ -273,10 +276,12 @@ Status SysNetclassCollector::RescanBeside(const std::vector<LinkAttributes>& lin
   }
   std::sort(names.begin(), names.end());
   if (names != listed) {
-    *other_namespace = true;
+    *mismatch = "dump:";
+    for (const std::string& n : names) *mismatch += " " + n;
+    *mismatch += "; sysfs:";
+    for (const std::string& n : listed) *mismatch += " " + n;
     return FailedPreconditionError("sysfs and rtnetlink list other interfaces");
   }
-  error = OkStatus();
   for (const LinkAttributes& link : links) {
     dumped_.emplace_back(link.index, link.name);
     if (link.name == "lo") {
@@ -285,7 +290,8 @@ Status SysNetclassCollector::RescanBeside(const std::vector<LinkAttributes>& lin
     const std::string dir = JoinPath(root, link.name);
     StatusOr<uint64_t> index = reader_.ReadUint(JoinPath(dir, "ifindex"));
     if (!index.ok() || *index != static_cast<uint64_t>(link.index)) {
-      *other_namespace = true;
+      *mismatch = link.name + ": ifindex " + std::to_string(link.index) + " in the dump, " +
+                  (index.ok() ? std::to_string(*index) : "none") + " in sysfs";
       dumped_.clear();
       return FailedPreconditionError("sysfs's " + link.name + " has another ifindex");
     }
@@ -360,6 +366,7 @@ void SysNetclassCollector::EmitLink(const LinkAttributes& link, MetricWriter& ou
 Status SysNetclassCollector::FallBackToSysfs(std::string_view why, MetricWriter& out) {
   VIGIL_LOG_INFO("sys_netclass: reading sysfs alone from now on: {}", why);
   netlink_ = false;
+  dumper_.Close();
   return CollectSysfs(out);
 }
 
@@ -375,18 +382,22 @@ Status SysNetclassCollector::CollectNetlink(MetricWriter& out) {
   if (!same) {
     schedule_.Invalidate();
   }
-  bool other_namespace = false;
-  const Status scan = schedule_.RescanIfDue([&] { return RescanBeside(*links, &other_namespace); });
-  if (other_namespace) {
-    // Twice in a row, so that an interface made between the dump and the listing does not
-    // count; this tick reads sysfs either way.
-    if (++namespace_mismatches_ >= 2) {
-      return FallBackToSysfs(
-          "/sys/class/net shows other interfaces than the daemon's network namespace has", out);
+  std::string mismatch;
+  const Status scan = schedule_.RescanIfDue([&] { return RescanBeside(*links, &mismatch); });
+  if (!mismatch.empty()) {
+    // The same mismatch on three rescans in a row: another namespace shows the same sides each
+    // time, where an interface made or removed between a dump and a listing (pods coming and
+    // going) does not. This tick reads sysfs either way.
+    namespace_mismatches_ = mismatch == last_mismatch_ ? namespace_mismatches_ + 1 : 1;
+    last_mismatch_ = mismatch;
+    if (namespace_mismatches_ >= 3) {
+      return FallBackToSysfs("/sys/class/net is another network namespace's (" + mismatch + ")",
+                             out);
     }
     return CollectSysfs(out);
   }
   namespace_mismatches_ = 0;
+  last_mismatch_.clear();
   if (IsAbsent(scan)) {
     return scan;
   }

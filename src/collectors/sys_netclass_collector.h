@@ -14,7 +14,8 @@
 // only speed, duplex and flags (dev->flags, which the dump's ifi_flags is not) and the identity
 // files netlink lacks are still read from sysfs. Other trees (tests, a host's /sys mounted in a
 // container) are read through sysfs alone, and so is this /sys when netlink is refused or fails,
-// or when it shows another network namespace than the daemon's (other names or indexes).
+// or when it shows another network namespace than the daemon's (the same other names or indexes
+// on three rescans in a row).
 #pragma once
 
 #include <string>
@@ -56,8 +57,8 @@ class SysNetclassCollector : public Collector {
   void CollectInfo(const Interface& iface, MetricWriter& out);
   Status CollectSysfs(MetricWriter& out);
   // The sysfs part beside a dump: speed and flags planned, dev_id and the assign types read once.
-  // *other_namespace: sysfs lists other interfaces (or indexes) than the dump.
-  Status RescanBeside(const std::vector<LinkAttributes>& links, bool* other_namespace);
+  // *mismatch: what differs when sysfs lists other interfaces (or indexes) than the dump.
+  Status RescanBeside(const std::vector<LinkAttributes>& links, std::string* mismatch);
   Status CollectNetlink(MetricWriter& out);
   // Reads sysfs alone from this tick on, and logs why once.
   Status FallBackToSysfs(std::string_view why, MetricWriter& out);
@@ -70,7 +71,8 @@ class SysNetclassCollector : public Collector {
   std::vector<PlannedValue> plan_;
   std::vector<IdentityValue> identity_;
   bool netlink_ = false;
-  int namespace_mismatches_ = 0;  // Rescans in a row that found sysfs and the dump apart.
+  int namespace_mismatches_ = 0;  // Rescans in a row that found the same mismatch.
+  std::string last_mismatch_;
   LinkDumper dumper_;
   std::vector<std::pair<int, std::string>> dumped_;  // (ifindex, name) the sysfs part is for.
 };
