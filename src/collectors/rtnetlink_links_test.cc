@@ -28,18 +28,14 @@ class Datagram {
     h.nlmsg_type = type;
     h.nlmsg_seq = seq;
     h.nlmsg_flags = flags;
-    Append(&h, sizeof(h));
-    Close();
-    return *this;
+    return Raw(&h, sizeof(h));
   }
   Datagram& Link(int index, uint16_t type, uint32_t flags) {
     ifinfomsg info{};
     info.ifi_index = index;
     info.ifi_type = type;
     info.ifi_flags = flags;
-    Append(&info, sizeof(info));
-    Close();
-    return *this;
+    return Raw(&info, sizeof(info));
   }
   Datagram& Attr(uint16_t type, const void* data, size_t size) {
     Pad();

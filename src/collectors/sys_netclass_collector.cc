@@ -311,7 +311,8 @@ Status SysNetclassCollector::RescanBeside(const std::vector<LinkAttributes>& lin
 }
 
 // The sysfs file's value from the dump's attribute (net/core/net-sysfs.c beside rtnl_fill_ifinfo).
-void SysNetclassCollector::EmitLink(const LinkAttributes& link, MetricWriter& out) {
+void SysNetclassCollector::EmitLink(const LinkAttributes& link, const Interface& iface,
+                                    MetricWriter& out) {
   const Labels labels = {{"interface", link.name}};
   auto add = [&](const MetricDesc& desc, const auto& value) {
     if (value) {
@@ -320,9 +321,8 @@ void SysNetclassCollector::EmitLink(const LinkAttributes& link, MetricWriter& ou
   };
   const bool up = (link.flags & IFF_UP) != 0;  // netif_running(): sysfs answers EINVAL otherwise.
   // duplex (and speed) of a link that is not up is EINVAL, after sysfs took the rtnl lock.
-  const std::string dir = JoinPath(paths_.Sys("class/net"), link.name);
-  StatusOr<std::string_view> duplex =
-      up ? reader_.ReadKept(dir + "/duplex") : StatusOr<std::string_view>(InvalidArgumentError(""));
+  StatusOr<std::string_view> duplex = up ? reader_.ReadKept(JoinPath(iface.dir, "duplex"))
+                                         : StatusOr<std::string_view>(InvalidArgumentError(""));
   const std::string_view operstate =
       link.operstate ? OperstateName(*link.operstate) : std::string_view();
   out.Add(kInfoDesc, 1,
@@ -334,7 +334,7 @@ void SysNetclassCollector::EmitLink(const LinkAttributes& link, MetricWriter& ou
            {"ifalias", link.ifalias}});
   out.Add(kUp, operstate == "up" ? 1 : 0, labels);
   if (up) {
-    StatusOr<double> speed = reader_.ReadNumber(dir + "/speed", true);
+    StatusOr<double> speed = reader_.ReadNumber(JoinPath(iface.dir, "speed"), true);
     if (speed.ok() && *speed >= 0) {  // -1: no carrier.
       out.Add(kSpeed, *speed * 125000, labels);
     } else if (speed.status().code() == StatusCode::kNotFound) {
@@ -401,9 +401,11 @@ Status SysNetclassCollector::CollectNetlink(MetricWriter& out) {
   if (IsAbsent(scan)) {
     return scan;
   }
+  // interfaces_ are the dump's links but lo, in its order (the rescan was of this same list).
+  auto iface = interfaces_.begin();
   for (const LinkAttributes& link : *links) {
-    if (link.name != "lo") {
-      EmitLink(link, out);
+    if (link.name != "lo" && iface != interfaces_.end()) {
+      EmitLink(link, *iface++, out);
     }
   }
   for (const IdentityValue& v : identity_) {

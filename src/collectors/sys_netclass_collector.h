@@ -62,7 +62,7 @@ class SysNetclassCollector : public Collector {
   Status CollectNetlink(MetricWriter& out);
   // Reads sysfs alone from this tick on, and logs why once.
   Status FallBackToSysfs(std::string_view why, MetricWriter& out);
-  void EmitLink(const LinkAttributes& link, MetricWriter& out);
+  void EmitLink(const LinkAttributes& link, const Interface& iface, MetricWriter& out);
 
   HostPaths paths_;
   SysfsReader reader_;
